@@ -1,0 +1,37 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * cli.h - shared state of the pciescope command's subcommands.
+ */
+#ifndef PCIESCOPE_CLI_H
+#define PCIESCOPE_CLI_H
+
+#include <stdbool.h>
+
+#include "hw_env.h"
+#include "pcie_audit.h"
+
+struct cli_opts {
+        const char *pci_dump;   /* --pci-dump FILE, or NULL for live access */
+        const char *sysfs_root; /* --sysfs-root DIR */
+        const char *proc_root;  /* --proc-root DIR */
+        bool json;
+        bool names;
+        bool policy_given;
+        enum pcie_policy policy;
+};
+
+/* Exit statuses shared by the subcommands. */
+enum {
+        CLI_EXIT_OK = 0,
+        CLI_EXIT_WARNING = 1,  /* audit: performance findings */
+        CLI_EXIT_CRITICAL = 2, /* audit: critical findings */
+        CLI_EXIT_ERROR = 3,    /* could not run: bad usage, unreadable input */
+};
+
+int cmd_topology(const struct cli_opts *opts, struct hw_env *env);
+int cmd_audit(const struct cli_opts *opts, struct hw_env *env);
+
+/* Prints "pciescope: <msg>" to stderr. */
+void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+#endif /* PCIESCOPE_CLI_H */

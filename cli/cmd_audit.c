@@ -1,0 +1,207 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * cmd_audit.c - `pciescope audit`: MPS/MRRS findings and the five policies.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include <json-c/json.h>
+
+#include "cli.h"
+#include "pcie_audit.h"
+#include "pcie_link.h"
+#include "pcie_topo.h"
+
+static int exit_status(enum pcie_severity worst)
+{
+        if (worst == PCIE_SEV_CRITICAL)
+                return CLI_EXIT_CRITICAL;
+        return worst == PCIE_SEV_WARNING ? CLI_EXIT_WARNING : CLI_EXIT_OK;
+}
+
+static void print_report(const struct pcie_topo *topo, const struct pcie_audit *audit,
+                         const char *policy_source)
+{
+        size_t n = pcie_topo_count(topo), counts[PCIE_SEV_CRITICAL + 1] = {0};
+        enum pcie_policy in_force = pcie_audit_policy(audit);
+
+        printf("MPS/MRRS policy in force: %s (%s%s%s)\n\n", pcie_policy_name(in_force),
+               policy_source, *pcie_policy_param(in_force) ? ", " : "",
+               pcie_policy_param(in_force));
+
+        printf("Findings:\n");
+        for (int sev = PCIE_SEV_CRITICAL; sev >= PCIE_SEV_INFO; sev--) {
+                for (size_t i = 0; i < pcie_audit_finding_count(audit); i++) {
+                        const struct pcie_finding *f = pcie_audit_finding(audit, i);
+
+                        if ((int)f->severity != sev)
+                                continue;
+                        counts[sev]++;
+                        printf("  %-8s %s  %s (%s)\n", pcie_severity_name(f->severity),
+                               pcie_topo_get(topo, f->func)->bdf, f->message,
+                               pcie_finding_kind_name(f->kind));
+                }
+        }
+        if (!pcie_audit_finding_count(audit))
+                printf("  none\n");
+
+        printf("\nPer function (bytes; efficiency = payload / (payload + %d bytes TLP "
+               "overhead)):\n",
+               PCIE_TLP_OVERHEAD_BYTES);
+        printf("  %-14s %-22s %5s %5s %5s %5s %6s %6s  %s\n", "BDF", "type", "MPSS", "MPS", "best",
+               "MRRS", "eff", "best", "MPS/MRRS under tune_off default safe perf p2p");
+        for (size_t i = 0; i < n; i++) {
+                const struct pcie_function *f = pcie_topo_get(topo, i);
+                const struct pcie_func_audit *fa = pcie_audit_func(audit, i);
+
+                if (!fa->audited)
+                        continue;
+                printf("  %-14s %-22s %5u %5u %5u %5u %5.1f%% %5.1f%% ", f->bdf,
+                       pcie_port_type_name(f->info.port_type), f->info.mpss_bytes,
+                       f->info.mps_bytes, fa->best_mps_bytes, f->info.mrrs_bytes,
+                       100.0 * fa->efficiency_current, 100.0 * fa->efficiency_best);
+                for (int p = 0; p < PCIE_POLICY_COUNT; p++) {
+                        const struct pcie_setting *s = &pcie_audit_settings(audit, p)[i];
+
+                        printf(" %u/%u%s", s->mps_bytes, s->mrrs_bytes, s->set_failed ? "!" : "");
+                }
+                putchar('\n');
+        }
+        printf("  (\"!\": the kernel would try a value above the device's MPSS and fail)\n");
+        printf("\nSummary: %zu critical, %zu warning, %zu info\n", counts[PCIE_SEV_CRITICAL],
+               counts[PCIE_SEV_WARNING], counts[PCIE_SEV_INFO]);
+}
+
+static json_object *report_json(const struct pcie_topo *topo, const struct pcie_audit *audit,
+                                const char *policy_source)
+{
+        json_object *root = json_object_new_object();
+        json_object *findings = json_object_new_array();
+        json_object *functions = json_object_new_array();
+        json_object *summary = json_object_new_object();
+        size_t counts[PCIE_SEV_CRITICAL + 1] = {0};
+
+        json_object_object_add(root, "policy",
+                               json_object_new_string(pcie_policy_name(pcie_audit_policy(audit))));
+        json_object_object_add(root, "policy_source", json_object_new_string(policy_source));
+        for (size_t i = 0; i < pcie_audit_finding_count(audit); i++) {
+                const struct pcie_finding *f = pcie_audit_finding(audit, i);
+                json_object *o = json_object_new_object();
+
+                counts[f->severity]++;
+                json_object_object_add(o, "bdf",
+                                       json_object_new_string(pcie_topo_get(topo, f->func)->bdf));
+                json_object_object_add(o, "kind",
+                                       json_object_new_string(pcie_finding_kind_name(f->kind)));
+                json_object_object_add(o, "severity",
+                                       json_object_new_string(pcie_severity_name(f->severity)));
+                json_object_object_add(
+                    o, "other",
+                    f->other == PCIE_TOPO_NONE
+                        ? NULL
+                        : json_object_new_string(pcie_topo_get(topo, f->other)->bdf));
+                json_object_object_add(o, "message", json_object_new_string(f->message));
+                json_object_array_add(findings, o);
+        }
+        for (size_t i = 0; i < pcie_topo_count(topo); i++) {
+                const struct pcie_function *f = pcie_topo_get(topo, i);
+                const struct pcie_func_audit *fa = pcie_audit_func(audit, i);
+                json_object *o, *policies;
+
+                if (!fa->audited)
+                        continue;
+                o = json_object_new_object();
+                policies = json_object_new_object();
+                json_object_object_add(o, "bdf", json_object_new_string(f->bdf));
+                json_object_object_add(
+                    o, "port_type", json_object_new_string(pcie_port_type_name(f->info.port_type)));
+                json_object_object_add(o, "mpss_bytes",
+                                       json_object_new_int((int)f->info.mpss_bytes));
+                json_object_object_add(o, "mps_bytes", json_object_new_int((int)f->info.mps_bytes));
+                json_object_object_add(o, "mrrs_bytes",
+                                       json_object_new_int((int)f->info.mrrs_bytes));
+                json_object_object_add(o, "best_mps_bytes",
+                                       json_object_new_int((int)fa->best_mps_bytes));
+                json_object_object_add(o, "payload_efficiency",
+                                       json_object_new_double(fa->efficiency_current));
+                json_object_object_add(o, "payload_efficiency_best",
+                                       json_object_new_double(fa->efficiency_best));
+                json_object_object_add(o, "worst_severity",
+                                       json_object_new_string(pcie_severity_name(fa->worst)));
+                for (int p = 0; p < PCIE_POLICY_COUNT; p++) {
+                        const struct pcie_setting *s = &pcie_audit_settings(audit, p)[i];
+                        json_object *ps = json_object_new_object();
+
+                        json_object_object_add(ps, "mps_bytes",
+                                               json_object_new_int((int)s->mps_bytes));
+                        json_object_object_add(ps, "mrrs_bytes",
+                                               json_object_new_int((int)s->mrrs_bytes));
+                        json_object_object_add(ps, "set_failed",
+                                               json_object_new_boolean(s->set_failed));
+                        json_object_object_add(policies, pcie_policy_name(p), ps);
+                }
+                json_object_object_add(o, "policies", policies);
+                json_object_array_add(functions, o);
+        }
+        json_object_object_add(summary, "critical",
+                               json_object_new_int((int)counts[PCIE_SEV_CRITICAL]));
+        json_object_object_add(summary, "warning",
+                               json_object_new_int((int)counts[PCIE_SEV_WARNING]));
+        json_object_object_add(summary, "info", json_object_new_int((int)counts[PCIE_SEV_INFO]));
+        json_object_object_add(root, "findings", findings);
+        json_object_object_add(root, "functions", functions);
+        json_object_object_add(root, "summary", summary);
+        json_object_object_add(root, "exit_status",
+                               json_object_new_int(exit_status(pcie_audit_worst(audit))));
+        return root;
+}
+
+int cmd_audit(const struct cli_opts *opts, struct hw_env *env)
+{
+        struct pcie_topo_opts topo_opts = {.names = false, .read_sysfs = false};
+        enum pcie_policy policy = PCIE_POLICY_DEFAULT;
+        const char *policy_source = "default";
+        struct pcie_audit *audit;
+        struct pcie_topo *topo;
+        char cmdline[HW_FILE_MAX];
+        int err, status;
+
+        if (opts->policy_given) {
+                policy = opts->policy;
+                policy_source = "--policy";
+        } else if (hw_read_file(env, HW_PROCFS, cmdline, sizeof(cmdline), "cmdline") >= 0 &&
+                   pcie_policy_from_cmdline(cmdline, &policy) > 0) {
+                policy_source = "kernel command line";
+        }
+        err = pcie_topo_scan(env, &topo_opts, &topo);
+        if (err) {
+                cli_error("cannot read the PCI devices from %s: %s%s%s",
+                          opts->pci_dump ? opts->pci_dump : "this machine", strerror(-err),
+                          *pci_source_error(env->pci) ? ": " : "", pci_source_error(env->pci));
+                return CLI_EXIT_ERROR;
+        }
+        err = pcie_audit_run(topo, policy, NULL, &audit);
+        if (err) {
+                cli_error("audit failed: %s", strerror(-err));
+                pcie_topo_free(topo);
+                return CLI_EXIT_ERROR;
+        }
+        if (opts->json) {
+                json_object *root = report_json(topo, audit, policy_source);
+
+                puts(json_object_to_json_string_ext(root, JSON_C_TO_STRING_PRETTY |
+                                                              JSON_C_TO_STRING_NOSLASHESCAPE));
+                json_object_put(root);
+        } else {
+                print_report(topo, audit, policy_source);
+        }
+        if (pcie_topo_truncated(topo))
+                fprintf(stderr,
+                        "pciescope: %zu function(s) with truncated configuration space were not "
+                        "audited (run as root)\n",
+                        pcie_topo_truncated(topo));
+        status = exit_status(pcie_audit_worst(audit));
+        pcie_audit_free(audit);
+        pcie_topo_free(topo);
+        return status;
+}

@@ -1,0 +1,184 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * pciescope.c - the command line tool: option parsing and the environment
+ * (live machine, or an lspci dump plus an optional sysfs/procfs tree).
+ */
+#include "pciescope_config.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "cli.h"
+#include "pci_source.h"
+
+void cli_error(const char *fmt, ...)
+{
+        va_list ap;
+
+        fputs("pciescope: ", stderr);
+        va_start(ap, fmt);
+        vfprintf(stderr, fmt, ap);
+        va_end(ap);
+        fputc('\n', stderr);
+}
+
+static void cli_log(void *ctx, enum hw_log_level level, const char *msg)
+{
+        (void)ctx;
+        if (level <= HW_LOG_WARNING)
+                fprintf(stderr, "pciescope: %s: %s\n", level == HW_LOG_ERROR ? "error" : "warning",
+                        msg);
+}
+
+static void usage(FILE *out)
+{
+        fprintf(out, "Usage: pciescope COMMAND [OPTIONS]\n"
+                     "\n"
+                     "Commands:\n"
+                     "  topology    the PCI(e) tree with link speed and width on every link\n"
+                     "  audit       MPS/MRRS audit against the kernel's five policies;\n"
+                     "              exit status 0 ok, 1 warnings, 2 critical findings\n"
+                     "\n"
+                     "Options:\n"
+                     "  --json              machine-readable output (see docs/topology-json.md)\n"
+                     "  --pci-dump FILE     read an `lspci -xxxx` dump instead of this machine\n"
+                     "  --sysfs-root DIR    sysfs root for NUMA nodes and AER counters\n"
+                     "                      (default /sys live; none with --pci-dump)\n"
+                     "  --proc-root DIR     procfs root for the kernel command line\n"
+                     "                      (default /proc live; none with --pci-dump)\n"
+                     "  --policy NAME       audit as if this MPS policy were in force:\n"
+                     "                      tune_off, default, safe, performance, peer2peer\n"
+                     "                      (default: from the kernel command line)\n"
+                     "  --no-names          do not look up vendor/device names in pci.ids\n"
+                     "  -h, --help          this text\n"
+                     "  -V, --version       the version\n");
+}
+
+static int check_readable_file(const char *what, const char *path)
+{
+        struct stat st;
+
+        if (stat(path, &st) < 0) {
+                cli_error("%s %s: %s", what, path, strerror(errno));
+                return -1;
+        }
+        if (S_ISDIR(st.st_mode)) {
+                cli_error("%s %s: is a directory", what, path);
+                return -1;
+        }
+        return 0;
+}
+
+int main(int argc, char **argv)
+{
+        static const struct option long_opts[] = {
+            {"json", no_argument, NULL, 'j'},
+            {"pci-dump", required_argument, NULL, 'd'},
+            {"sysfs-root", required_argument, NULL, 's'},
+            {"proc-root", required_argument, NULL, 'p'},
+            {"policy", required_argument, NULL, 'P'},
+            {"no-names", no_argument, NULL, 'n'},
+            {"help", no_argument, NULL, 'h'},
+            {"version", no_argument, NULL, 'V'},
+            {NULL, 0, NULL, 0},
+        };
+        struct cli_opts opts = {.names = true};
+        const char *command;
+        struct hw_env env;
+        int c, err, status;
+
+        while ((c = getopt_long(argc, argv, "+hV", long_opts, NULL)) != -1) {
+                if (c == 'h') {
+                        usage(stdout);
+                        return CLI_EXIT_OK;
+                }
+                if (c == 'V') {
+                        printf("pciescope %s\n", PACKAGE_VERSION);
+                        return CLI_EXIT_OK;
+                }
+                usage(stderr);
+                return CLI_EXIT_ERROR;
+        }
+        if (optind >= argc) {
+                usage(stderr);
+                return CLI_EXIT_ERROR;
+        }
+        command = argv[optind];
+        optind++;
+        while ((c = getopt_long(argc, argv, "hV", long_opts, NULL)) != -1) {
+                switch (c) {
+                case 'j':
+                        opts.json = true;
+                        break;
+                case 'd':
+                        opts.pci_dump = optarg;
+                        break;
+                case 's':
+                        opts.sysfs_root = optarg;
+                        break;
+                case 'p':
+                        opts.proc_root = optarg;
+                        break;
+                case 'P':
+                        if (pcie_policy_parse(optarg, &opts.policy)) {
+                                cli_error("--policy %s: unknown policy (tune_off, default, safe, "
+                                          "performance, peer2peer)",
+                                          optarg);
+                                return CLI_EXIT_ERROR;
+                        }
+                        opts.policy_given = true;
+                        break;
+                case 'n':
+                        opts.names = false;
+                        break;
+                case 'h':
+                        usage(stdout);
+                        return CLI_EXIT_OK;
+                case 'V':
+                        printf("pciescope %s\n", PACKAGE_VERSION);
+                        return CLI_EXIT_OK;
+                default:
+                        usage(stderr);
+                        return CLI_EXIT_ERROR;
+                }
+        }
+        if (optind < argc) {
+                cli_error("unexpected argument '%s'", argv[optind]);
+                return CLI_EXIT_ERROR;
+        }
+        if (strcmp(command, "topology") && strcmp(command, "audit")) {
+                cli_error("unknown command '%s' (try --help)", command);
+                return CLI_EXIT_ERROR;
+        }
+
+        hw_env_init_system(&env);
+        env.log = cli_log;
+        /* A dump comes from another machine: this machine's sysfs and procfs
+         * say nothing about it unless the user hands us trees that do. */
+        if (opts.pci_dump) {
+                env.sysfs_root = opts.sysfs_root;
+                env.proc_root = opts.proc_root;
+                if (check_readable_file("--pci-dump", opts.pci_dump))
+                        return CLI_EXIT_ERROR;
+                err = pci_source_open_dump(opts.pci_dump, &env.pci);
+        } else {
+                if (opts.sysfs_root)
+                        env.sysfs_root = opts.sysfs_root;
+                if (opts.proc_root)
+                        env.proc_root = opts.proc_root;
+                err = pci_source_open_live(env.sysfs_root, &env.pci);
+        }
+        if (err) {
+                cli_error("cannot set up PCI access: %s", strerror(-err));
+                return CLI_EXIT_ERROR;
+        }
+
+        status = !strcmp(command, "topology") ? cmd_topology(&opts, &env) : cmd_audit(&opts, &env);
+        pci_source_close(env.pci);
+        return status;
+}

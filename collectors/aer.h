@@ -1,0 +1,69 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * aer.h - AER error counters from sysfs (kernel 4.19 and later).
+ *
+ * Per device: aer_dev_correctable, aer_dev_fatal, aer_dev_nonfatal, each a
+ * list of "<name> <count>" lines ending with TOTAL_ERR_COR/FATAL/NONFATAL.
+ * Names differ by kernel ("RxErr" now, "Receiver Error" on 4.19; unnamed
+ * bits as "dev_cor_errs_bit[9]"), so the count is always the last token and
+ * the name is everything before it. Root Ports and Event Collectors also
+ * have aer_rootport_total_err_{cor,fatal,nonfatal}: one number each.
+ */
+#ifndef PCIESCOPE_AER_H
+#define PCIESCOPE_AER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct hw_env;
+
+enum aer_class { AER_CORRECTABLE, AER_FATAL, AER_NONFATAL, AER_CLASS_COUNT };
+
+/* "correctable", "fatal", "nonfatal" */
+const char *aer_class_name(enum aer_class cls);
+
+#define AER_MAX_COUNTERS 40 /* 32 status bits at most, with room to spare */
+#define AER_NAME_LEN     48
+
+struct aer_counter {
+        char name[AER_NAME_LEN];
+        uint64_t count;
+};
+
+struct aer_list {
+        size_t count;
+        struct aer_counter counters[AER_MAX_COUNTERS];
+        bool has_total;
+        uint64_t total;
+};
+
+/*
+ * aer_parse - parse the text of one aer_dev_* file.
+ * Returns 0; -EBADMSG for a line that is not "<name> <count>" (its 1-based
+ * number in *@bad_line); -E2BIG for more than AER_MAX_COUNTERS lines or a
+ * name longer than AER_NAME_LEN - 1.
+ */
+int aer_parse(const char *text, struct aer_list *out, unsigned int *bad_line);
+
+struct aer_device {
+        bool has_class[AER_CLASS_COUNT];
+        struct aer_list classes[AER_CLASS_COUNT];
+        bool has_rootport_total[AER_CLASS_COUNT];
+        uint64_t rootport_total[AER_CLASS_COUNT];
+};
+
+/*
+ * aer_read - read a device's AER files below the env's sysfs root.
+ * Returns 0 if at least one file was read, -ENOENT if the device has none
+ * (no AER capability, kernel older than 4.19, or no sysfs), or the first
+ * parse/read error; @what receives the file name that failed.
+ */
+int aer_read(const struct hw_env *env, const char *bdf, struct aer_device *out, const char **what,
+             unsigned int *bad_line);
+
+/* A name safe for collectd's type_instance and Prometheus labels: spaces
+ * and anything outside [A-Za-z0-9_] become '_', "[9]" becomes "9". */
+void aer_sanitize_name(const char *name, char *out, size_t size);
+
+#endif /* PCIESCOPE_AER_H */

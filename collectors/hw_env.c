@@ -1,0 +1,106 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * hw_env.c - defaults, logging and bounded file reads for the seam.
+ */
+#include "hw_env.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+void hw_env_init_system(struct hw_env *env)
+{
+        memset(env, 0, sizeof(*env));
+        env->sysfs_root = "/sys";
+        env->proc_root = "/proc";
+        env->perf = &perf_ops_system;
+        env->mmio = &mmio_ops_system;
+}
+
+void hw_logf(const struct hw_env *env, enum hw_log_level level, const char *fmt, ...)
+{
+        char msg[1024];
+        va_list ap;
+
+        if (!env || !env->log)
+                return;
+        va_start(ap, fmt);
+        vsnprintf(msg, sizeof(msg), fmt, ap);
+        va_end(ap);
+        env->log(env->log_ctx, level, msg);
+}
+
+int hw_path(const struct hw_env *env, enum hw_fs fs, char *out, size_t size, const char *relpath)
+{
+        const char *root = fs == HW_SYSFS ? env->sysfs_root : env->proc_root;
+        int n;
+
+        if (!root || !*root)
+                return -ENOENT;
+        n = snprintf(out, size, "%s/%s", root, relpath);
+        if (n < 0 || (size_t)n >= size)
+                return -ENAMETOOLONG;
+        return 0;
+}
+
+ssize_t hw_read_file_v(const struct hw_env *env, enum hw_fs fs, char *buf, size_t size,
+                       const char *relpath_fmt, va_list ap)
+{
+        char rel[512], path[1024];
+        size_t used = 0;
+        int fd, n, err;
+
+        if (!size)
+                return -EINVAL;
+        buf[0] = '\0';
+        n = vsnprintf(rel, sizeof(rel), relpath_fmt, ap);
+        if (n < 0 || (size_t)n >= sizeof(rel))
+                return -ENAMETOOLONG;
+        err = hw_path(env, fs, path, sizeof(path), rel);
+        if (err)
+                return err;
+        fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+        if (fd < 0)
+                return -errno;
+        /* Loop: sysfs answers in one read, but procfs and plain files in a
+         * fixture tree may come in pieces. */
+        for (;;) {
+                ssize_t got = read(fd, buf + used, size - 1 - used);
+
+                if (got < 0) {
+                        if (errno == EINTR)
+                                continue;
+                        err = -errno;
+                        close(fd);
+                        return err;
+                }
+                if (got == 0)
+                        break;
+                used += (size_t)got;
+                if (used == size - 1) {
+                        char extra;
+
+                        got = read(fd, &extra, 1);
+                        close(fd);
+                        buf[used] = '\0';
+                        return got > 0 ? -EFBIG : (ssize_t)used;
+                }
+        }
+        close(fd);
+        buf[used] = '\0';
+        return (ssize_t)used;
+}
+
+ssize_t hw_read_file(const struct hw_env *env, enum hw_fs fs, char *buf, size_t size,
+                     const char *relpath_fmt, ...)
+{
+        va_list ap;
+        ssize_t ret;
+
+        va_start(ap, relpath_fmt);
+        ret = hw_read_file_v(env, fs, buf, size, relpath_fmt, ap);
+        va_end(ap);
+        return ret;
+}

@@ -1,0 +1,117 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * hw_env.h - the one seam between pciescope's collectors and the machine.
+ *
+ * Every hardware or kernel access a collector makes goes through a struct
+ * hw_env handed to it: files under the sysfs and procfs roots, PCI
+ * configuration space (libpci, live or from an `lspci -xxxx` dump),
+ * perf_event_open and friends, read-only MMIO, and logging. The real machine,
+ * a fixture tree and the simulated machine are just different hw_envs; the
+ * collectors run unchanged on all of them and never open /sys paths, call
+ * syscall() or mmap() themselves.
+ */
+#ifndef PCIESCOPE_HW_ENV_H
+#define PCIESCOPE_HW_ENV_H
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+struct perf_event_attr;
+struct pci_source;
+
+enum hw_log_level {
+        HW_LOG_ERROR,
+        HW_LOG_WARNING,
+        HW_LOG_NOTICE,
+        HW_LOG_INFO,
+        HW_LOG_DEBUG,
+};
+
+typedef void (*hw_log_fn)(void *ctx, enum hw_log_level level, const char *msg);
+
+/*
+ * perf ops: the only way collectors reach perf_event_open(2) and the calls on
+ * its file descriptors. Every function returns a negative errno on failure
+ * (never -1 with errno). @ctx is perf_ops.ctx.
+ */
+struct perf_ops {
+        /* Returns a file descriptor (>= 0). */
+        int (*open)(void *ctx, struct perf_event_attr *attr, pid_t pid, int cpu, int group_fd,
+                    unsigned long flags);
+        /* Returns bytes read. */
+        ssize_t (*read)(void *ctx, int fd, void *buf, size_t len);
+        int (*ioctl)(void *ctx, int fd, unsigned long request, unsigned long arg);
+        /* Maps @len bytes at @offset of @fd; *@addr receives the mapping. */
+        int (*mmap)(void *ctx, int fd, size_t len, int prot, off_t offset, void **addr);
+        int (*munmap)(void *ctx, void *addr, size_t len);
+        int (*close)(void *ctx, int fd);
+        void *ctx;
+};
+
+/* The real syscalls; ctx unused. */
+extern const struct perf_ops perf_ops_system;
+
+/*
+ * Read-only MMIO: a register window of a device (live: a sysfs `resourceN`
+ * file; tests: any regular file). Errors: -ENOENT no such file, -EACCES not
+ * permitted, -EINVAL offset/length not page-aligned or zero, -ERANGE window
+ * beyond the file.
+ */
+struct mmio_region;
+struct mmio_ops {
+        int (*map)(void *ctx, const char *path, off_t offset, size_t len, struct mmio_region **out);
+        /* Reads are bounds-checked: -ERANGE outside the window. */
+        int (*read32)(void *ctx, const struct mmio_region *r, size_t off, uint32_t *val);
+        int (*read64)(void *ctx, const struct mmio_region *r, size_t off, uint64_t *val);
+        void (*unmap)(void *ctx, struct mmio_region *r);
+        void *ctx;
+};
+
+/* mmap(2) of the file, PROT_READ, MAP_SHARED. */
+extern const struct mmio_ops mmio_ops_system;
+
+struct hw_env {
+        const char *sysfs_root; /* "/sys", a fixture dir, or NULL: no sysfs */
+        const char *proc_root;  /* "/proc", a fixture dir, or NULL: no procfs */
+        struct pci_source *pci; /* config space access; may be NULL */
+        const struct perf_ops *perf;
+        const struct mmio_ops *mmio;
+        hw_log_fn log;
+        void *log_ctx;
+};
+
+/* Defaults: /sys, /proc, the real perf and MMIO ops, no PCI, no logging. */
+void hw_env_init_system(struct hw_env *env);
+
+void hw_logf(const struct hw_env *env, enum hw_log_level level, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+enum hw_fs { HW_SYSFS, HW_PROCFS };
+
+/* Longest file a collector reads through the seam; sysfs attributes are
+ * one page, /proc/cmdline is at most a few KiB. */
+#define HW_FILE_MAX 65536
+
+/*
+ * hw_read_file - read a whole (small) file below the sysfs or procfs root.
+ * @relpath: printf format of the path relative to the root, no leading "/".
+ * @buf receives at most @size - 1 bytes and a terminating NUL.
+ *
+ * Returns the number of bytes read, -ENOENT when the root is not set or the
+ * file does not exist, -EFBIG when the file does not fit in @buf, or another
+ * negative errno from open/read.
+ */
+ssize_t hw_read_file(const struct hw_env *env, enum hw_fs fs, char *buf, size_t size,
+                     const char *relpath_fmt, ...) __attribute__((format(printf, 5, 6)));
+
+/* Same, for a path under the root given as a format + va_list. */
+ssize_t hw_read_file_v(const struct hw_env *env, enum hw_fs fs, char *buf, size_t size,
+                       const char *relpath_fmt, va_list ap);
+
+/* Absolute path of @relpath under the root; -ENAMETOOLONG or -ENOENT. */
+int hw_path(const struct hw_env *env, enum hw_fs fs, char *out, size_t size, const char *relpath);
+
+#endif /* PCIESCOPE_HW_ENV_H */

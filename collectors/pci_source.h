@@ -1,0 +1,71 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * pci_source.h - PCI configuration space through libpci, made safe for a
+ * daemon.
+ *
+ * Two access methods: live (libpci's linux_sysfs method with `sysfs.path`
+ * under the environment's sysfs root) and dump (libpci's dump method on an
+ * `lspci -x/-xxx/-xxxx` text file). libpci reports fatal errors through a
+ * callback that must not return and by default exits the process; here every
+ * libpci call runs under a guard that turns such an error into -EIO with the
+ * message kept for the caller, so collectd never exits because of libpci.
+ */
+#ifndef PCIESCOPE_PCI_SOURCE_H
+#define PCIESCOPE_PCI_SOURCE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct hw_env;
+struct pci_source;
+
+struct pci_addr {
+        uint32_t domain;
+        uint8_t bus, dev, func;
+};
+
+/* "dddd:bb:dd.f"; @out must hold PCI_BDF_LEN bytes. */
+#define PCI_BDF_LEN 20
+void pci_addr_format(const struct pci_addr *addr, char *out);
+/* Parses "dddd:bb:dd.f" or "bb:dd.f" (domain 0). 0 or -EINVAL. */
+int pci_addr_parse(const char *s, struct pci_addr *addr);
+/* Orders by domain, bus, device, function. */
+int pci_addr_compare(const struct pci_addr *a, const struct pci_addr *b);
+
+/* Live access. @sysfs_root is the directory that holds bus/pci ("/sys"). */
+int pci_source_open_live(const char *sysfs_root, struct pci_source **out);
+/* Dump access: the file is parsed at each scan, so errors surface there. */
+int pci_source_open_dump(const char *dump_path, struct pci_source **out);
+void pci_source_close(struct pci_source *src);
+
+/* "live" or "dump". */
+const char *pci_source_method(const struct pci_source *src);
+
+/*
+ * Called once per function found. @cfg holds @cfg_len readable bytes from
+ * offset 0: 4096 for PCIe with full access, 256 for conventional PCI, 64
+ * when the kernel restricts config reads to the header (no CAP_SYS_ADMIN),
+ * and possibly 0. Return 0 to continue, anything else stops the scan and is
+ * returned by pci_source_scan().
+ */
+typedef int (*pci_source_visit_fn)(void *ctx, const struct pci_addr *addr, const uint8_t *cfg,
+                                   size_t cfg_len);
+
+/*
+ * pci_source_scan - enumerate every function and its configuration space.
+ * Returns 0, the visitor's non-zero value, or -EIO when libpci failed (the
+ * reason is in pci_source_error()). Not thread-safe per source.
+ */
+int pci_source_scan(struct pci_source *src, pci_source_visit_fn visit, void *ctx);
+
+/* libpci's message for the last -EIO, "" if none. */
+const char *pci_source_error(const struct pci_source *src);
+
+/*
+ * Vendor and device names from the pci.ids database through libpci. Writes
+ * "" when unknown. The database is loaded on first use and kept.
+ */
+void pci_source_names(struct pci_source *src, uint16_t vendor, uint16_t device, char *vendor_name,
+                      size_t vendor_size, char *device_name, size_t device_size);
+
+#endif /* PCIESCOPE_PCI_SOURCE_H */

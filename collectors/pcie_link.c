@@ -1,0 +1,108 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * pcie_link.c - link speed encodings, raw capacity and downtraining.
+ */
+#include "pcie_link.h"
+
+/* Indexed by speed code. Numerator/denominator of the line encoding. */
+static const struct {
+        double gts;
+        unsigned int enc_num, enc_den;
+} speed_table[PCIE_SPEED_CODE_MAX + 1] = {
+    [1] = {2.5, 8, 10},     [2] = {5.0, 8, 10},     [3] = {8.0, 128, 130},
+    [4] = {16.0, 128, 130}, [5] = {32.0, 128, 130}, [6] = {64.0, 1, 1},
+};
+
+double pcie_speed_gts(unsigned int code)
+{
+        return code <= PCIE_SPEED_CODE_MAX ? speed_table[code].gts : 0.0;
+}
+
+uint64_t pcie_link_capacity_bytes(unsigned int speed_code, unsigned int width)
+{
+        uint64_t transfers_per_lane;
+
+        if (speed_code > PCIE_SPEED_CODE_MAX || speed_table[speed_code].gts == 0.0 || !width)
+                return 0;
+        /* GT/s in units of 0.5 GT/s keeps everything in integers. */
+        transfers_per_lane = (uint64_t)(speed_table[speed_code].gts * 2) * 500000000ull;
+        return transfers_per_lane * width * speed_table[speed_code].enc_num /
+               speed_table[speed_code].enc_den / 8;
+}
+
+uint8_t pcie_link_speed_vector(const struct pcie_link_regs *regs)
+{
+        uint8_t vector = 0;
+
+        if (regs->speed_vector)
+                return regs->speed_vector;
+        for (unsigned int code = 1; code <= regs->max_speed_code && code <= PCIE_SPEED_CODE_MAX;
+             code++)
+                vector |= (uint8_t)(1u << code);
+        return vector;
+}
+
+unsigned int pcie_speed_vector_max(uint8_t vector)
+{
+        for (unsigned int code = PCIE_SPEED_CODE_MAX; code >= 1; code--)
+                if (vector & (1u << code))
+                        return code;
+        return 0;
+}
+
+bool pcie_link_is_up(const struct pcie_link_regs *regs)
+{
+        return regs->cur_width > 0 && pcie_speed_gts(regs->cur_speed_code) > 0.0;
+}
+
+struct pcie_link_common pcie_link_common_max(const struct pcie_link_regs *self,
+                                             const struct pcie_link_regs *partner)
+{
+        uint8_t vector = pcie_link_speed_vector(self);
+        struct pcie_link_common common;
+
+        common.width = self->max_width;
+        if (partner) {
+                /* Only speeds both ends list can be trained; for widths the
+                 * narrower end decides. */
+                uint8_t both = vector & pcie_link_speed_vector(partner);
+
+                if (both)
+                        vector = both;
+                if (partner->max_width && partner->max_width < common.width)
+                        common.width = partner->max_width;
+        }
+        common.speed_code = pcie_speed_vector_max(vector);
+        return common;
+}
+
+bool pcie_link_is_downtrained(const struct pcie_link_regs *self,
+                              const struct pcie_link_regs *partner)
+{
+        struct pcie_link_common common;
+
+        if (!pcie_link_is_up(self))
+                return false;
+        common = pcie_link_common_max(self, partner);
+        return self->cur_speed_code < common.speed_code || self->cur_width < common.width;
+}
+
+double pcie_payload_efficiency(unsigned int payload_bytes)
+{
+        if (!payload_bytes)
+                return 0.0;
+        return (double)payload_bytes / (double)(payload_bytes + PCIE_TLP_OVERHEAD_BYTES);
+}
+
+bool pcie_link_tracker_update(struct pcie_link_tracker *t, const struct pcie_link_regs *regs)
+{
+        bool changed =
+            t->seen && (t->speed_code != regs->cur_speed_code || t->width != regs->cur_width);
+
+        if (changed)
+                t->changes++;
+        t->seen = true;
+        t->speed_code = regs->cur_speed_code;
+        t->width = regs->cur_width;
+        return changed;
+}

@@ -1,0 +1,77 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * pcie_link.h - link speed encodings, raw capacity and downtraining.
+ *
+ * Pure functions over struct pcie_link_regs (see pcie_cfg.h).
+ */
+#ifndef PCIESCOPE_PCIE_LINK_H
+#define PCIESCOPE_PCIE_LINK_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "pcie_cfg.h"
+
+#define PCIE_SPEED_CODE_MAX 7 /* 1..6 defined, 7 = 128 GT/s (proposed) */
+
+/* GT/s for a speed code (1 = 2.5 ... 6 = 64); 0.0 for reserved codes. */
+double pcie_speed_gts(unsigned int code);
+
+/*
+ * Raw usable bandwidth of one direction of a link, in bytes per second,
+ * after line encoding: 8b/10b for 2.5 and 5 GT/s, 128b/130b for 8 to 32 GT/s,
+ * and 1:1 for 64 GT/s FLIT mode (as the kernel counts it; FEC/CRC overhead
+ * inside flits is ignored). 0 for a reserved code or a zero width.
+ */
+uint64_t pcie_link_capacity_bytes(unsigned int speed_code, unsigned int width);
+
+/*
+ * The supported-speeds vector (bit N set = speed code N supported): LNKCAP2's
+ * vector where the device has one, otherwise every speed from 2.5 GT/s up to
+ * LNKCAP's max speed (pre-3.0 devices support all lower speeds).
+ */
+uint8_t pcie_link_speed_vector(const struct pcie_link_regs *regs);
+
+/* Highest speed code set in a vector, 0 if none. */
+unsigned int pcie_speed_vector_max(uint8_t vector);
+
+/* Link trained: a known current speed and a non-zero width. */
+bool pcie_link_is_up(const struct pcie_link_regs *regs);
+
+/* The best the two ends of a link can both do. @partner may be NULL, then
+ * only @self's capabilities count. */
+struct pcie_link_common {
+        unsigned int speed_code;
+        unsigned int width;
+};
+struct pcie_link_common pcie_link_common_max(const struct pcie_link_regs *self,
+                                             const struct pcie_link_regs *partner);
+
+/* Up, and running slower or narrower than both ends support. */
+bool pcie_link_is_downtrained(const struct pcie_link_regs *self,
+                              const struct pcie_link_regs *partner);
+
+/*
+ * TLP payload efficiency: payload / (payload + per-TLP overhead). The
+ * overhead is PCIE_TLP_OVERHEAD_BYTES: a 4DW header (16), sequence number and
+ * framing (4 at 8 GT/s and up: STP token; 1+2+1 at 2.5/5 GT/s) and LCRC (4),
+ * no ECRC, no prefixes. DLLP traffic (ACKs, flow control) is not counted.
+ */
+#define PCIE_TLP_OVERHEAD_BYTES 24
+double pcie_payload_efficiency(unsigned int payload_bytes);
+
+/*
+ * Tracks link state across samples to count changes of speed or width
+ * (flaps, retrains, downtraining at run time).
+ */
+struct pcie_link_tracker {
+        bool seen;
+        uint8_t speed_code;
+        uint8_t width;
+        uint64_t changes;
+};
+/* Returns true if this sample differs from the previous one. */
+bool pcie_link_tracker_update(struct pcie_link_tracker *t, const struct pcie_link_regs *regs);
+
+#endif /* PCIESCOPE_PCIE_LINK_H */

@@ -1,0 +1,437 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * pcie_monitor.c - one interval of the `pcie` plugin, without collectd.
+ */
+#include "pcie_monitor.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "aer.h"
+#include "hw_env.h"
+#include "pcie_link.h"
+#include "pcie_topo.h"
+
+/* What we remember about a function between intervals. */
+struct device_state {
+        struct pci_addr addr;
+        struct pcie_link_tracker link;
+        bool aer_error_logged;
+        bool truncated_logged;
+};
+
+struct pcie_monitor {
+        const struct hw_env *env;
+        struct pcie_monitor_opts opts;
+        enum pcie_policy policy;
+        const char *policy_source;
+        struct device_state *states;
+        size_t state_count;
+        size_t functions, selected;
+        bool scan_failing; /* the last scan failed and was logged */
+};
+
+const char *pcie_metric_kind_name(enum pcie_metric_kind kind)
+{
+        switch (kind) {
+        case PCIE_METRIC_GAUGE:
+                return "gauge";
+        case PCIE_METRIC_COUNTER:
+                return "counter";
+        case PCIE_METRIC_INFO:
+                return "info";
+        }
+        return "unknown";
+}
+
+void pcie_monitor_opts_default(struct pcie_monitor_opts *opts)
+{
+        memset(opts, 0, sizeof(*opts));
+        opts->collect_link = true;
+        opts->collect_audit = true;
+        opts->collect_aer = true;
+        opts->collect_info = true;
+        opts->names = true;
+        opts->read_sysfs = true;
+        opts->policy = PCIE_POLICY_DEFAULT;
+        pcie_audit_opts_default(&opts->audit);
+}
+
+int pcie_monitor_new(const struct hw_env *env, const struct pcie_monitor_opts *opts,
+                     struct pcie_monitor **out)
+{
+        struct pcie_monitor *mon = calloc(1, sizeof(*mon));
+        char cmdline[HW_FILE_MAX];
+
+        if (!mon)
+                return -ENOMEM;
+        mon->env = env;
+        mon->opts = *opts;
+        if (opts->policy_given) {
+                mon->policy = opts->policy;
+                mon->policy_source = "config";
+        } else if (hw_read_file(env, HW_PROCFS, cmdline, sizeof(cmdline), "cmdline") >= 0 &&
+                   pcie_policy_from_cmdline(cmdline, &mon->policy) > 0) {
+                mon->policy_source = "cmdline";
+        } else {
+                mon->policy = PCIE_POLICY_DEFAULT;
+                mon->policy_source = "default";
+        }
+        *out = mon;
+        return 0;
+}
+
+void pcie_monitor_free(struct pcie_monitor *mon)
+{
+        if (!mon)
+                return;
+        free(mon->states);
+        free(mon);
+}
+
+enum pcie_policy pcie_monitor_policy(const struct pcie_monitor *mon, const char **source)
+{
+        if (source)
+                *source = mon->policy_source;
+        return mon->policy;
+}
+
+size_t pcie_monitor_function_count(const struct pcie_monitor *mon, size_t *selected)
+{
+        if (selected)
+                *selected = mon->selected;
+        return mon->functions;
+}
+
+/*
+ * Carry state over to the new topology: both lists are sorted by address,
+ * so one merge pass keeps the states of functions still present, starts
+ * fresh ones for new functions, and drops those that went away.
+ */
+static int merge_states(struct pcie_monitor *mon, const struct pcie_topo *topo)
+{
+        size_t n = pcie_topo_count(topo), old = 0;
+        struct device_state *fresh = calloc(n ? n : 1, sizeof(*fresh));
+
+        if (!fresh)
+                return -ENOMEM;
+        for (size_t i = 0; i < n; i++) {
+                const struct pci_addr *addr = &pcie_topo_get(topo, i)->addr;
+
+                while (old < mon->state_count && pci_addr_compare(&mon->states[old].addr, addr) < 0)
+                        old++;
+                if (old < mon->state_count && !pci_addr_compare(&mon->states[old].addr, addr))
+                        fresh[i] = mon->states[old];
+                else
+                        fresh[i].addr = *addr;
+        }
+        free(mon->states);
+        mon->states = fresh;
+        mon->state_count = n;
+        return 0;
+}
+
+/* Builder for samples of one function; keeps the common labels. */
+struct emitter {
+        pcie_emit_fn emit;
+        void *ctx;
+        const char *bdf;
+};
+
+static void add_label(struct pcie_sample *s, const char *name, const char *value)
+{
+        if (s->label_count < PCIE_SAMPLE_MAX_LABELS && value && *value)
+                s->labels[s->label_count++] = (struct pcie_label){name, value};
+}
+
+static void sample_init(struct pcie_sample *s, const struct emitter *em, const char *metric,
+                        const char *type, enum pcie_metric_kind kind, const char *type_instance)
+{
+        memset(s, 0, sizeof(*s));
+        s->metric = metric;
+        s->type = type;
+        s->kind = kind;
+        s->instance = em->bdf ? em->bdf : "";
+        s->type_instance = type_instance ? type_instance : "";
+        if (em->bdf)
+                add_label(s, "bdf", em->bdf);
+}
+
+static int emit_gauge(const struct emitter *em, const char *metric, const char *type,
+                      const char *type_instance, const char *label, double value)
+{
+        struct pcie_sample s;
+
+        sample_init(&s, em, metric, type, PCIE_METRIC_GAUGE, type_instance);
+        if (label)
+                add_label(&s, label, type_instance);
+        s.gauge = value;
+        return em->emit(em->ctx, &s);
+}
+
+static int emit_counter(const struct emitter *em, const char *metric, const char *type,
+                        const char *type_instance, uint64_t value, const char *label1,
+                        const char *value1, const char *label2, const char *value2)
+{
+        struct pcie_sample s;
+
+        sample_init(&s, em, metric, type, PCIE_METRIC_COUNTER, type_instance);
+        if (label1)
+                add_label(&s, label1, value1);
+        if (label2)
+                add_label(&s, label2, value2);
+        s.counter = value;
+        return em->emit(em->ctx, &s);
+}
+
+static int emit_info(const struct emitter *em, const struct pcie_topo *topo,
+                     const struct pcie_function *f)
+{
+        char vendor[8], device[8], class[10], numa[12];
+        struct pcie_sample s;
+
+        snprintf(vendor, sizeof(vendor), "0x%04x", f->info.vendor_id);
+        snprintf(device, sizeof(device), "0x%04x", f->info.device_id);
+        snprintf(class, sizeof(class), "0x%06x", f->info.class_code);
+        snprintf(numa, sizeof(numa), "%d", f->numa_node);
+        sample_init(&s, em, "pcie_device_info", "device_info", PCIE_METRIC_INFO, "");
+        add_label(&s, "vendor_id", vendor);
+        add_label(&s, "device_id", device);
+        add_label(&s, "class", class);
+        add_label(&s, "port_type", pcie_port_type_name(f->info.port_type));
+        if (f->parent != PCIE_TOPO_NONE)
+                add_label(&s, "parent", pcie_topo_get(topo, f->parent)->bdf);
+        if (f->root_port != PCIE_TOPO_NONE)
+                add_label(&s, "root_port", pcie_topo_get(topo, f->root_port)->bdf);
+        if (f->numa_node != PCIE_NUMA_UNKNOWN)
+                add_label(&s, "numa_node", numa);
+        add_label(&s, "vendor_name", f->vendor_name);
+        add_label(&s, "device_name", f->device_name);
+        s.gauge = 1;
+        return em->emit(em->ctx, &s);
+}
+
+static int emit_link(const struct emitter *em, const struct pcie_function *f,
+                     struct device_state *st)
+{
+        const struct pcie_link_regs *l = &f->info.link;
+        unsigned int max_code = pcie_speed_vector_max(f->speed_vector);
+        int err;
+
+        pcie_link_tracker_update(&st->link, l);
+        err = emit_gauge(em, "pcie_link_speed_transfers_per_second",
+                         "link_speed_transfers_per_second", "current", "state",
+                         pcie_speed_gts(l->cur_speed_code) * 1e9);
+        if (!err)
+                err = emit_gauge(em, "pcie_link_speed_transfers_per_second",
+                                 "link_speed_transfers_per_second", "max", "state",
+                                 pcie_speed_gts(max_code) * 1e9);
+        if (!err)
+                err = emit_gauge(em, "pcie_link_width_lanes", "link_width_lanes", "current",
+                                 "state", l->cur_width);
+        if (!err)
+                err = emit_gauge(em, "pcie_link_width_lanes", "link_width_lanes", "max", "state",
+                                 l->max_width);
+        if (!err)
+                err = emit_gauge(em, "pcie_link_capacity_bytes_per_second",
+                                 "link_capacity_bytes_per_second", "current", "state",
+                                 (double)f->capacity_current);
+        if (!err)
+                err = emit_gauge(em, "pcie_link_capacity_bytes_per_second",
+                                 "link_capacity_bytes_per_second", "max", "state",
+                                 (double)f->capacity_max);
+        if (!err)
+                err = emit_gauge(em, "pcie_link_up", "link_up", "", NULL, f->link_up);
+        if (!err)
+                err = emit_gauge(em, "pcie_link_downtrained", "link_downtrained", "", NULL,
+                                 f->downtrained);
+        if (!err)
+                err = emit_counter(em, "pcie_link_changes_total", "link_changes", "",
+                                   st->link.changes, NULL, NULL, NULL, NULL);
+        return err;
+}
+
+static int emit_audit(const struct emitter *em, const struct pcie_audit *audit, size_t index,
+                      const struct pcie_function *f)
+{
+        const struct pcie_func_audit *fa = pcie_audit_func(audit, index);
+        int err;
+
+        err = emit_gauge(em, "pcie_max_payload_size_bytes", "max_payload_size_bytes", "supported",
+                         "setting", f->info.mpss_bytes);
+        if (!err)
+                err = emit_gauge(em, "pcie_max_payload_size_bytes", "max_payload_size_bytes",
+                                 "configured", "setting", f->info.mps_bytes);
+        if (!err)
+                err = emit_gauge(em, "pcie_max_payload_size_bytes", "max_payload_size_bytes",
+                                 "path_best", "setting", fa->best_mps_bytes);
+        if (!err)
+                err = emit_gauge(em, "pcie_max_read_request_size_bytes",
+                                 "max_read_request_size_bytes", "", NULL, f->info.mrrs_bytes);
+        if (!err)
+                err = emit_gauge(em, "pcie_payload_efficiency_ratio", "payload_efficiency_ratio",
+                                 "current", "setting", fa->efficiency_current);
+        if (!err)
+                err = emit_gauge(em, "pcie_payload_efficiency_ratio", "payload_efficiency_ratio",
+                                 "best", "setting", fa->efficiency_best);
+        for (int p = 0; p < PCIE_POLICY_COUNT && !err; p++)
+                err = emit_gauge(em, "pcie_policy_max_payload_size_bytes",
+                                 "policy_max_payload_size_bytes",
+                                 pcie_policy_name((enum pcie_policy)p), "policy",
+                                 pcie_audit_settings(audit, (enum pcie_policy)p)[index].mps_bytes);
+        for (int sev = PCIE_SEV_INFO; sev <= PCIE_SEV_CRITICAL && !err; sev++)
+                err = emit_gauge(em, "pcie_audit_findings", "audit_findings",
+                                 pcie_severity_name((enum pcie_severity)sev), "severity",
+                                 fa->finding_count[sev]);
+        for (size_t i = 0; i < pcie_audit_finding_count(audit) && !err; i++) {
+                const struct pcie_finding *fd = pcie_audit_finding(audit, i);
+                struct pcie_sample s;
+
+                if (fd->func != index)
+                        continue;
+                sample_init(&s, em, "pcie_audit_finding", "audit_finding", PCIE_METRIC_GAUGE,
+                            pcie_finding_kind_name(fd->kind));
+                add_label(&s, "finding", pcie_finding_kind_name(fd->kind));
+                add_label(&s, "severity", pcie_severity_name(fd->severity));
+                s.gauge = 1;
+                err = em->emit(em->ctx, &s);
+        }
+        return err;
+}
+
+static int emit_aer(struct pcie_monitor *mon, const struct emitter *em,
+                    const struct pcie_function *f, struct device_state *st)
+{
+        struct aer_device aer;
+        const char *what;
+        unsigned int line;
+        int err = aer_read(mon->env, f->bdf, &aer, &what, &line);
+
+        if (err == -ENOENT && !what)
+                return 0; /* no AER statistics for this device */
+        if (err) {
+                /* One broken device must not stop the others: log once,
+                 * skip its AER values until the files read again. */
+                if (!st->aer_error_logged)
+                        hw_logf(mon->env, HW_LOG_WARNING,
+                                "%s: cannot use AER statistics from %s%s%u: %s; skipping them",
+                                f->bdf, what ? what : "sysfs", line ? " line " : "",
+                                line ? line : 0, strerror(-err));
+                st->aer_error_logged = true;
+                return 0;
+        }
+        st->aer_error_logged = false;
+        for (int c = 0; c < AER_CLASS_COUNT && !err; c++) {
+                const char *cls = aer_class_name((enum aer_class)c);
+
+                if (!aer.has_class[c])
+                        continue;
+                for (size_t i = 0; i < aer.classes[c].count && !err; i++) {
+                        char safe[AER_NAME_LEN], ti[AER_NAME_LEN + 16];
+
+                        aer_sanitize_name(aer.classes[c].counters[i].name, safe, sizeof(safe));
+                        snprintf(ti, sizeof(ti), "%s_%s", cls, safe);
+                        err = emit_counter(em, "pcie_aer_errors_total", "aer_errors", ti,
+                                           aer.classes[c].counters[i].count, "severity", cls,
+                                           "error", safe);
+                }
+                if (!err && aer.classes[c].has_total)
+                        err = emit_counter(em, "pcie_aer_device_errors_total", "aer_device_errors",
+                                           cls, aer.classes[c].total, "severity", cls, NULL, NULL);
+        }
+        for (int c = 0; c < AER_CLASS_COUNT && !err; c++) {
+                const char *cls = aer_class_name((enum aer_class)c);
+
+                if (aer.has_rootport_total[c])
+                        err = emit_counter(em, "pcie_aer_rootport_errors_total",
+                                           "aer_rootport_errors", cls, aer.rootport_total[c],
+                                           "severity", cls, NULL, NULL);
+        }
+        return err;
+}
+
+static int emit_function(struct pcie_monitor *mon, const struct pcie_topo *topo,
+                         const struct pcie_audit *audit, size_t i, pcie_emit_fn emit, void *ctx)
+{
+        const struct pcie_function *f = pcie_topo_get(topo, i);
+        struct device_state *st = &mon->states[i];
+        struct emitter em = {.emit = emit, .ctx = ctx, .bdf = f->bdf};
+        int err = 0;
+
+        if (f->cfg_len < 256 && !st->truncated_logged) {
+                hw_logf(mon->env, HW_LOG_NOTICE,
+                        "%s: only %zu bytes of configuration space readable (reading more "
+                        "needs CAP_SYS_ADMIN); no link or MPS data for it",
+                        f->bdf, f->cfg_len);
+                st->truncated_logged = true;
+        }
+        if (mon->opts.collect_info)
+                err = emit_info(&em, topo, f);
+        if (!err && mon->opts.collect_link && f->info.has_link)
+                err = emit_link(&em, f, st);
+        if (!err && audit && f->info.has_pcie)
+                err = emit_audit(&em, audit, i, f);
+        if (!err && mon->opts.collect_aer && mon->opts.read_sysfs)
+                err = emit_aer(mon, &em, f, st);
+        return err;
+}
+
+static int emit_globals(struct pcie_monitor *mon, pcie_emit_fn emit, void *ctx)
+{
+        struct emitter em = {.emit = emit, .ctx = ctx, .bdf = NULL};
+        struct pcie_sample s;
+        int err;
+
+        err = emit_gauge(&em, "pcie_functions", "functions", "", NULL, (double)mon->selected);
+        if (err || !mon->opts.collect_audit)
+                return err;
+        sample_init(&s, &em, "pcie_mps_policy_info", "mps_policy_info", PCIE_METRIC_INFO, "");
+        add_label(&s, "policy", pcie_policy_name(mon->policy));
+        add_label(&s, "source", mon->policy_source);
+        s.gauge = 1;
+        return emit(ctx, &s);
+}
+
+int pcie_monitor_sample(struct pcie_monitor *mon, pcie_emit_fn emit, void *ctx)
+{
+        struct pcie_topo_opts topo_opts = {.names = mon->opts.names && mon->opts.collect_info,
+                                           .read_sysfs = mon->opts.read_sysfs};
+        struct pcie_audit *audit = NULL;
+        struct pcie_topo *topo;
+        int err;
+
+        err = pcie_topo_scan(mon->env, &topo_opts, &topo);
+        if (err) {
+                if (!mon->scan_failing)
+                        hw_logf(mon->env, HW_LOG_ERROR,
+                                "cannot read the PCI devices (%s access): %s%s%s",
+                                mon->env->pci ? pci_source_method(mon->env->pci) : "no",
+                                strerror(-err), err == -EIO ? ": " : "",
+                                err == -EIO ? pci_source_error(mon->env->pci) : "");
+                mon->scan_failing = true;
+                return err;
+        }
+        if (mon->scan_failing)
+                hw_logf(mon->env, HW_LOG_INFO, "reading the PCI devices works again");
+        mon->scan_failing = false;
+
+        err = merge_states(mon, topo);
+        if (!err && mon->opts.collect_audit)
+                err = pcie_audit_run(topo, mon->policy, &mon->opts.audit, &audit);
+        mon->functions = pcie_topo_count(topo);
+        mon->selected = 0;
+        for (size_t i = 0; i < pcie_topo_count(topo) && !err; i++) {
+                if (mon->opts.filter &&
+                    !bdf_filter_selects(mon->opts.filter, &pcie_topo_get(topo, i)->addr))
+                        continue;
+                mon->selected++;
+                err = emit_function(mon, topo, audit, i, emit, ctx);
+        }
+        if (!err)
+                err = emit_globals(mon, emit, ctx);
+        pcie_audit_free(audit);
+        pcie_topo_free(topo);
+        return err;
+}

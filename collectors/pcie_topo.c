@@ -1,0 +1,283 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * pcie_topo.c - build the PCI(e) tree from scanned functions.
+ */
+#include "pcie_topo.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hw_env.h"
+#include "pci_regs.h"
+
+struct pcie_topo {
+        struct pcie_function *funcs;
+        size_t count, capacity;
+        size_t truncated;
+        size_t duplicates;
+};
+
+struct pcie_topo *pcie_topo_new(void)
+{
+        return calloc(1, sizeof(struct pcie_topo));
+}
+
+void pcie_topo_free(struct pcie_topo *topo)
+{
+        if (!topo)
+                return;
+        free(topo->funcs);
+        free(topo);
+}
+
+int pcie_topo_add(struct pcie_topo *topo, const struct pci_addr *addr, const uint8_t *cfg,
+                  size_t cfg_len)
+{
+        struct pcie_function *f;
+        int err;
+
+        if (topo->count == topo->capacity) {
+                size_t cap = topo->capacity ? topo->capacity * 2 : 64;
+                struct pcie_function *grown = realloc(topo->funcs, cap * sizeof(*grown));
+
+                if (!grown)
+                        return -ENOMEM;
+                topo->funcs = grown;
+                topo->capacity = cap;
+        }
+        f = &topo->funcs[topo->count];
+        memset(f, 0, sizeof(*f));
+        f->addr = *addr;
+        pci_addr_format(addr, f->bdf);
+        f->cfg_len = cfg_len;
+        f->numa_node = PCIE_NUMA_UNKNOWN;
+        err = pcie_cfg_decode(cfg, cfg_len, &f->info);
+        /* A function that reads all ones has gone away between listing and
+         * reading (hot unplug, VF disable): leave it out. One we could not
+         * read at all is kept so that it still shows up, without PCIe data. */
+        if (err == -ENODEV)
+                return 0;
+        if (cfg_len < PCI_CFG_SPACE_SIZE)
+                topo->truncated++;
+        topo->count++;
+        return 0;
+}
+
+static int compare_functions(const void *a, const void *b)
+{
+        return pci_addr_compare(&((const struct pcie_function *)a)->addr,
+                                &((const struct pcie_function *)b)->addr);
+}
+
+/* Index of the bridge in @domain whose secondary bus is @bus. Among several
+ * (broken firmware), the first in address order wins, as in lspci -t. */
+static size_t find_bridge_to(const struct pcie_topo *topo, uint32_t domain, uint8_t bus,
+                             size_t self)
+{
+        for (size_t i = 0; i < topo->count; i++) {
+                const struct pcie_function *b = &topo->funcs[i];
+
+                if (i != self && b->addr.domain == domain && b->info.is_bridge &&
+                    b->info.secondary_bus == bus && b->info.secondary_bus != 0)
+                        return i;
+        }
+        return PCIE_TOPO_NONE;
+}
+
+static void link_parents(struct pcie_topo *topo)
+{
+        for (size_t i = 0; i < topo->count; i++)
+                topo->funcs[i].parent =
+                    find_bridge_to(topo, topo->funcs[i].addr.domain, topo->funcs[i].addr.bus, i);
+
+        /* Depth, root bus and Root Port follow the parent chain. The chain
+         * is bounded by the function count so a cycle of bridges (corrupt
+         * bus numbers) cannot loop forever: we cut it where it repeats. */
+        for (size_t i = 0; i < topo->count; i++) {
+                struct pcie_function *f = &topo->funcs[i];
+                size_t cur = i, steps = 0;
+
+                f->root_port = PCIE_TOPO_NONE;
+                f->root_bus = f->addr.bus;
+                while (cur != PCIE_TOPO_NONE && steps <= topo->count) {
+                        const struct pcie_function *c = &topo->funcs[cur];
+
+                        if (f->root_port == PCIE_TOPO_NONE &&
+                            c->info.port_type == PCIE_PORT_ROOT_PORT)
+                                f->root_port = cur;
+                        f->root_bus = c->addr.bus;
+                        cur = c->parent;
+                        steps++;
+                }
+                if (cur != PCIE_TOPO_NONE) {
+                        /* Cycle: treat this function as sitting on a root bus. */
+                        f->parent = PCIE_TOPO_NONE;
+                        f->root_bus = f->addr.bus;
+                        steps = 1;
+                }
+                f->depth = steps ? (unsigned int)(steps - 1) : 0;
+        }
+}
+
+/* The link partner of an upstream-facing function is its parent port; a
+ * downstream-facing port's partner is the first function below it with a
+ * link (function 0 of the device in the slot). */
+static void link_partners(struct pcie_topo *topo)
+{
+        for (size_t i = 0; i < topo->count; i++)
+                topo->funcs[i].partner = PCIE_TOPO_NONE;
+        for (size_t i = 0; i < topo->count; i++) {
+                struct pcie_function *f = &topo->funcs[i];
+                struct pcie_function *p;
+
+                if (!f->info.has_link || !pcie_port_is_upstream_facing(f->info.port_type) ||
+                    f->parent == PCIE_TOPO_NONE)
+                        continue;
+                p = &topo->funcs[f->parent];
+                if (!p->info.has_link || !pcie_port_is_downstream_facing(p->info.port_type))
+                        continue;
+                f->partner = f->parent;
+                if (p->partner == PCIE_TOPO_NONE)
+                        p->partner = i;
+        }
+}
+
+static void derive_links(struct pcie_topo *topo)
+{
+        for (size_t i = 0; i < topo->count; i++) {
+                struct pcie_function *f = &topo->funcs[i];
+                const struct pcie_link_regs *partner = NULL;
+
+                if (!f->info.has_link)
+                        continue;
+                if (f->partner != PCIE_TOPO_NONE)
+                        partner = &topo->funcs[f->partner].info.link;
+                f->link_up = pcie_link_is_up(&f->info.link);
+                /* An empty slot or port with nothing below it has no
+                 * partner to train against: not downtrained. */
+                f->downtrained = pcie_link_is_downtrained(&f->info.link, partner) &&
+                                 !(pcie_port_is_downstream_facing(f->info.port_type) && !partner);
+                f->speed_vector = pcie_link_speed_vector(&f->info.link);
+                f->common_max = pcie_link_common_max(&f->info.link, partner);
+                f->capacity_current = f->link_up
+                                          ? pcie_link_capacity_bytes(f->info.link.cur_speed_code,
+                                                                     f->info.link.cur_width)
+                                          : 0;
+                f->capacity_max = pcie_link_capacity_bytes(pcie_speed_vector_max(f->speed_vector),
+                                                           f->info.link.max_width);
+        }
+}
+
+void pcie_topo_finish(struct pcie_topo *topo)
+{
+        size_t kept = 0;
+
+        qsort(topo->funcs, topo->count, sizeof(*topo->funcs), compare_functions);
+        /* Drop repeated addresses (a dump may list a device twice); the
+         * first one read wins, as with libpci's own lookups. */
+        for (size_t i = 0; i < topo->count; i++) {
+                if (kept && !pci_addr_compare(&topo->funcs[kept - 1].addr, &topo->funcs[i].addr)) {
+                        topo->duplicates++;
+                        continue;
+                }
+                topo->funcs[kept++] = topo->funcs[i];
+        }
+        topo->count = kept;
+        link_parents(topo);
+        link_partners(topo);
+        derive_links(topo);
+}
+
+size_t pcie_topo_count(const struct pcie_topo *topo)
+{
+        return topo->count;
+}
+
+const struct pcie_function *pcie_topo_get(const struct pcie_topo *topo, size_t index)
+{
+        return index < topo->count ? &topo->funcs[index] : NULL;
+}
+
+struct pcie_function *pcie_topo_at(struct pcie_topo *topo, size_t index)
+{
+        return index < topo->count ? &topo->funcs[index] : NULL;
+}
+
+size_t pcie_topo_find(const struct pcie_topo *topo, const struct pci_addr *addr)
+{
+        size_t lo = 0, hi = topo->count;
+
+        while (lo < hi) {
+                size_t mid = lo + (hi - lo) / 2;
+                int c = pci_addr_compare(&topo->funcs[mid].addr, addr);
+
+                if (!c)
+                        return mid;
+                if (c < 0)
+                        lo = mid + 1;
+                else
+                        hi = mid;
+        }
+        return PCIE_TOPO_NONE;
+}
+
+size_t pcie_topo_truncated(const struct pcie_topo *topo)
+{
+        return topo->truncated;
+}
+
+size_t pcie_topo_duplicates(const struct pcie_topo *topo)
+{
+        return topo->duplicates;
+}
+
+static int add_visitor(void *ctx, const struct pci_addr *addr, const uint8_t *cfg, size_t len)
+{
+        return pcie_topo_add(ctx, addr, cfg, len);
+}
+
+static int read_numa_node(const struct hw_env *env, const char *bdf)
+{
+        char buf[32];
+        char *end;
+        long v;
+
+        if (hw_read_file(env, HW_SYSFS, buf, sizeof(buf), "bus/pci/devices/%s/numa_node", bdf) <= 0)
+                return PCIE_NUMA_UNKNOWN;
+        v = strtol(buf, &end, 10);
+        if (end == buf || v < 0 || v > 65535)
+                return PCIE_NUMA_UNKNOWN;
+        return (int)v;
+}
+
+int pcie_topo_scan(const struct hw_env *env, const struct pcie_topo_opts *opts,
+                   struct pcie_topo **out)
+{
+        struct pcie_topo *topo;
+        int err;
+
+        if (!env->pci)
+                return -ENODEV;
+        topo = pcie_topo_new();
+        if (!topo)
+                return -ENOMEM;
+        err = pci_source_scan(env->pci, add_visitor, topo);
+        if (err) {
+                pcie_topo_free(topo);
+                return err;
+        }
+        pcie_topo_finish(topo);
+        for (size_t i = 0; i < topo->count; i++) {
+                struct pcie_function *f = &topo->funcs[i];
+
+                if (opts && opts->read_sysfs)
+                        f->numa_node = read_numa_node(env, f->bdf);
+                if (opts && opts->names)
+                        pci_source_names(env->pci, f->info.vendor_id, f->info.device_id,
+                                         f->vendor_name, sizeof(f->vendor_name), f->device_name,
+                                         sizeof(f->device_name));
+        }
+        *out = topo;
+        return 0;
+}

@@ -384,7 +384,7 @@ static int emit_globals(struct pcie_monitor *mon, pcie_emit_fn emit, void *ctx)
         struct pcie_sample s;
         int err;
 
-        err = emit_gauge(&em, "pcie_functions", "functions", "", NULL, (double)mon->selected);
+        err = emit_gauge(&em, "pcie_functions", "pci_functions", "", NULL, (double)mon->selected);
         if (err || !mon->opts.collect_audit)
                 return err;
         sample_init(&s, &em, "pcie_mps_policy_info", "mps_policy_info", PCIE_METRIC_INFO, "");

@@ -1,0 +1,12 @@
+#!/bin/bash
+# format.sh - the tree stays clang-formatted (.clang-format).
+. "$(dirname "$0")/lib.sh"
+
+CLANG_FORMAT=${CLANG_FORMAT:-$(command -v clang-format)}
+[ -x "$CLANG_FORMAT" ] || skip_all "clang-format is not installed"
+cd "$top_srcdir" || exit 1
+for f in collectors/*.[ch] plugin/*.[ch] cli/*.[ch] tests/unit/*.[ch]; do
+	[ -f "$f" ] || continue
+	check "clang-format: $f" "$CLANG_FORMAT" --dry-run -Werror "$f" 2>/dev/null
+done
+done_testing

@@ -1,0 +1,46 @@
+#!/bin/bash
+# deps.sh - install what pciescope needs to build, test and run on Debian 12
+# (sourced by scripts/run and scripts/test; needs root for apt-get).
+PCIESCOPE_DEPS=(
+	build-essential autoconf automake libtool pkg-config   # build
+	libpci-dev pci.ids libjson-c-dev                      # collectors, CLI
+	collectd-core collectd-dev                            # the plugin and the daemon
+	libcmocka-dev pciutils python3 clang-format           # tests and oracles
+	libmicrohttpd12 libprotobuf-c1 curl                   # write_prometheus in tests
+)
+
+pciescope_install_deps() {
+	local missing=() p
+	for p in "${PCIESCOPE_DEPS[@]}"; do
+		dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+	done
+	if [ ${#missing[@]} -eq 0 ]; then
+		echo "==> all build and test dependencies are installed"
+		return 0
+	fi
+	echo "==> installing with apt-get: ${missing[*]}"
+	if [ "$(id -u)" -ne 0 ]; then
+		echo "pciescope: run as root to install packages (or install them yourself)" >&2
+		return 1
+	fi
+	export DEBIAN_FRONTEND=noninteractive
+	apt-get update -qq && apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+}
+
+# Configure and build in _build/ (out of tree), reconfiguring when needed.
+pciescope_build() {
+	local top
+	top=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+	cd "$top" || return 1
+	if [ ! -x configure ] || [ configure.ac -nt configure ] || [ Makefile.am -nt Makefile.in ]; then
+		echo "==> autoreconf"
+		autoreconf -fi >/dev/null || return 1
+	fi
+	mkdir -p _build && cd _build || return 1
+	if [ ! -f Makefile ] || [ ../configure -nt Makefile ]; then
+		echo "==> configure"
+		../configure --enable-werror >configure.out 2>&1 || { cat configure.out; return 1; }
+	fi
+	echo "==> make"
+	make -j"$(nproc)" >make.out 2>&1 || { cat make.out; return 1; }
+}

@@ -28,6 +28,12 @@ enum {
         CLI_EXIT_ERROR = 3,    /* could not run: bad usage, unreadable input */
 };
 
+struct pcie_topo;
+struct pcie_topo_opts;
+/* Scans the PCI devices; on failure prints why and returns -1. */
+int cli_scan(const struct cli_opts *opts, struct hw_env *env,
+             const struct pcie_topo_opts *topo_opts, struct pcie_topo **out);
+
 int cmd_topology(const struct cli_opts *opts, struct hw_env *env);
 int cmd_audit(const struct cli_opts *opts, struct hw_env *env);
 

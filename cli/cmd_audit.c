@@ -173,13 +173,8 @@ int cmd_audit(const struct cli_opts *opts, struct hw_env *env)
                    pcie_policy_from_cmdline(cmdline, &policy) > 0) {
                 policy_source = "kernel command line";
         }
-        err = pcie_topo_scan(env, &topo_opts, &topo);
-        if (err) {
-                cli_error("cannot read the PCI devices from %s: %s%s%s",
-                          opts->pci_dump ? opts->pci_dump : "this machine", strerror(-err),
-                          *pci_source_error(env->pci) ? ": " : "", pci_source_error(env->pci));
+        if (cli_scan(opts, env, &topo_opts, &topo))
                 return CLI_EXIT_ERROR;
-        }
         err = pcie_audit_run(topo, policy, NULL, &audit);
         if (err) {
                 cli_error("audit failed: %s", strerror(-err));

@@ -195,14 +195,9 @@ int cmd_topology(const struct cli_opts *opts, struct hw_env *env)
         struct pcie_topo_opts topo_opts = {.names = opts->names,
                                            .read_sysfs = env->sysfs_root != NULL};
         struct pcie_topo *topo;
-        int err = pcie_topo_scan(env, &topo_opts, &topo);
 
-        if (err) {
-                cli_error("cannot read the PCI devices from %s: %s%s%s",
-                          opts->pci_dump ? opts->pci_dump : "this machine", strerror(-err),
-                          *pci_source_error(env->pci) ? ": " : "", pci_source_error(env->pci));
+        if (cli_scan(opts, env, &topo_opts, &topo))
                 return CLI_EXIT_ERROR;
-        }
         if (opts->json) {
                 json_object *arr = json_object_new_array();
 

@@ -15,6 +15,7 @@
 
 #include "cli.h"
 #include "pci_source.h"
+#include "pcie_topo.h"
 
 void cli_error(const char *fmt, ...)
 {
@@ -25,6 +26,19 @@ void cli_error(const char *fmt, ...)
         vfprintf(stderr, fmt, ap);
         va_end(ap);
         fputc('\n', stderr);
+}
+
+int cli_scan(const struct cli_opts *opts, struct hw_env *env,
+             const struct pcie_topo_opts *topo_opts, struct pcie_topo **out)
+{
+        int err = pcie_topo_scan(env, topo_opts, out);
+
+        if (!err)
+                return 0;
+        cli_error("cannot read the PCI devices from %s: %s%s%s",
+                  opts->pci_dump ? opts->pci_dump : "this machine", strerror(-err),
+                  *pci_source_error(env->pci) ? ": " : "", pci_source_error(env->pci));
+        return -1;
 }
 
 static void cli_log(void *ctx, enum hw_log_level level, const char *msg)

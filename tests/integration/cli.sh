@@ -79,9 +79,11 @@ for f in "$FIXTURES"/malformed/*; do
 	done
 done
 timeout 20 "$PCIESCOPE" topology --pci-dump "$tmp/missing.txt" 2>"$tmp/err"
-check "missing dump file: exit 3 naming it" eval '[ $? -eq 3 ] && grep -q "missing.txt: No such file" "$tmp/err"'
+rc=$?
+check "missing dump file: exit 3 naming it" eval '[ $rc -eq 3 ] && grep -q "missing.txt: No such file" "$tmp/err"'
 "$PCIESCOPE" audit --policy fast 2>"$tmp/err"
-check "unknown --policy is refused" eval '[ $? -eq 3 ] && grep -q "policy fast" "$tmp/err"'
+rc=$?
+check "unknown --policy is refused" eval '[ $rc -eq 3 ] && grep -q "policy fast" "$tmp/err"'
 "$PCIESCOPE" frobnicate 2>/dev/null
 check "unknown command exits 3" [ $? -eq 3 ]
 

@@ -25,10 +25,10 @@
 
 struct fx_dev {
         const char *bdf;
-        int type;           /* PCI_EXP_TYPE_*, or FX_NO_PCIE */
+        int type;                     /* PCI_EXP_TYPE_*, or FX_NO_PCIE */
         unsigned int mpss, mps, mrrs; /* bytes */
         int secondary, subordinate;   /* > 0: a type 1 bridge header */
-        bool hotplug;       /* slot implemented + hot-plug capable */
+        bool hotplug;                 /* slot implemented + hot-plug capable */
         unsigned int max_speed, max_width, cur_speed, cur_width; /* codes, lanes; 0: defaults */
 };
 
@@ -78,7 +78,8 @@ static inline void fx_build(const struct fx_dev *d, uint8_t *cfg)
         fx_put16(cfg, cap + PCI_EXP_FLAGS,
                  (uint16_t)(2 | d->type << 4 | (d->hotplug ? PCI_EXP_FLAGS_SLOT : 0)));
         fx_put32(cfg, cap + PCI_EXP_DEVCAP, fx_code(d->mpss));
-        fx_put16(cfg, cap + PCI_EXP_DEVCTL, (uint16_t)(fx_code(d->mps) << 5 | fx_code(d->mrrs) << 12));
+        fx_put16(cfg, cap + PCI_EXP_DEVCTL,
+                 (uint16_t)(fx_code(d->mps) << 5 | fx_code(d->mrrs) << 12));
         fx_put32(cfg, cap + PCI_EXP_LNKCAP, max_speed | max_width << 4);
         /* No current speed given: trained at the maximum. A current speed
          * with width 0 is a link that is down. */

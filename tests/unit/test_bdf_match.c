@@ -277,8 +277,8 @@ static void test_filter_add_and_clear(void **state)
 int main(void)
 {
         const struct CMUnitTest test_bdf_match[] = {
-            cmocka_unit_test(test_compile_validity),   cmocka_unit_test(test_compile_fields),
-            cmocka_unit_test(test_match_table),        cmocka_unit_test(test_filter),
+            cmocka_unit_test(test_compile_validity),     cmocka_unit_test(test_compile_fields),
+            cmocka_unit_test(test_match_table),          cmocka_unit_test(test_filter),
             cmocka_unit_test(test_filter_add_and_clear),
         };
 

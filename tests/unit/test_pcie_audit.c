@@ -18,10 +18,10 @@
 #include "fixture_cfg.h"
 #include "pcie_audit.h"
 
-#define EP PCI_EXP_TYPE_ENDPOINT
-#define RP PCI_EXP_TYPE_ROOT_PORT
-#define USP PCI_EXP_TYPE_UPSTREAM
-#define DSP PCI_EXP_TYPE_DOWNSTREAM
+#define EP    PCI_EXP_TYPE_ENDPOINT
+#define RP    PCI_EXP_TYPE_ROOT_PORT
+#define USP   PCI_EXP_TYPE_UPSTREAM
+#define DSP   PCI_EXP_TYPE_DOWNSTREAM
 #define RCIEP PCI_EXP_TYPE_RC_END
 
 /* Expected setting per policy, in enum pcie_policy order:
@@ -54,140 +54,147 @@ struct scenario {
 };
 
 static const struct scenario scenarios[] = {
-        {
-                .name = "switch with an MPS mismatch behind it and a hot-plug slot",
-                .in_force = PCIE_POLICY_DEFAULT,
-                .devs =
-                        {
-                                {"0000:00:01.0", RP, 512, 256, 512, 1, 4, false},
-                                {"0000:01:00.0", USP, 512, 256, 512, 2, 4, false},
-                                {"0000:02:00.0", DSP, 512, 256, 512, 3, 3, false},
-                                {"0000:02:01.0", DSP, 512, 256, 512, 4, 4, true},
-                                {"0000:03:00.0", EP, 512, 512, 512, 0, 0, false},
-                                {"0000:04:00.0", EP, 256, 128, 128, 0, 0, false},
-                        },
-                .dev_count = 6,
-                .funcs =
-                        {
-                                {"0000:00:01.0", {256, 256, 128, 512, 128}, {512, 512, 512, 512, 512}, {0}, 512},
-                                {"0000:01:00.0", {256, 256, 128, 512, 128}, {512, 512, 512, 512, 512}, {0}, 512},
-                                {"0000:02:00.0", {256, 256, 128, 512, 128}, {512, 512, 512, 512, 512}, {0}, 512},
-                                {"0000:02:01.0", {256, 256, 128, 512, 128}, {512, 512, 512, 512, 512}, {0}, 512},
-                                {"0000:03:00.0", {512, 256, 128, 512, 128}, {512, 512, 512, 512, 512}, {0}, 512},
-                                {"0000:04:00.0", {128, 256, 128, 256, 128}, {128, 128, 128, 256, 128}, {0}, 256},
-                        },
-                .func_count = 6,
-                .findings =
-                        {
-                                {"0000:03:00.0", PCIE_FINDING_MPS_ABOVE_PARTNER, PCIE_SEV_CRITICAL, "0000:02:00.0"},
-                                {"0000:02:01.0", PCIE_FINDING_MPS_ABOVE_PARTNER, PCIE_SEV_CRITICAL, "0000:04:00.0"},
-                                {"0000:04:00.0", PCIE_FINDING_MPS_BELOW_PATH, PCIE_SEV_WARNING, "0000:00:01.0"},
-                                {"0000:04:00.0", PCIE_FINDING_MRRS_SMALL, PCIE_SEV_WARNING, NULL},
-                        },
-                .finding_count = 4,
-                .worst = PCIE_SEV_CRITICAL,
-        },
-        {
-                .name = "RC-integrated endpoint and a two-function device with different MPSS",
-                .in_force = PCIE_POLICY_DEFAULT,
-                .devs =
-                        {
-                                {"0000:00:05.0", RCIEP, 256, 128, 512, 0, 0, false},
-                                {"0000:00:07.0", RP, 256, 256, 512, 6, 6, false},
-                                {"0000:06:00.0", EP, 256, 256, 512, 0, 0, false},
-                                {"0000:06:00.1", EP, 128, 128, 512, 0, 0, false},
-                        },
-                .dev_count = 4,
-                .funcs =
-                        {
-                                /* Step A gives RC-integrated endpoints their MPSS in every mode,
-                                 * TUNE_OFF included, and 128 under PEER2PEER. */
-                                {"0000:00:05.0", {256, 256, 256, 256, 128}, {512, 512, 512, 512, 512}, {0}, 256},
-                                /* DEFAULT lowers the Root Port to function 1's MPSS, leaving
-                                 * function 0 at 256 above it: the kernel's own mismatch. */
-                                {"0000:00:07.0", {256, 128, 128, 256, 128}, {512, 512, 512, 256, 512}, {0}, 256},
-                                {"0000:06:00.0", {256, 256, 128, 256, 128}, {512, 512, 512, 256, 512}, {0}, 256},
-                                {"0000:06:00.1", {128, 128, 128, 128, 128}, {512, 512, 512, 128, 512}, {0}, 128},
-                        },
-                .func_count = 4,
-                .findings =
-                        {
-                                {"0000:00:07.0", PCIE_FINDING_MPS_ABOVE_PARTNER, PCIE_SEV_CRITICAL, "0000:06:00.1"},
-                                {"0000:00:05.0", PCIE_FINDING_MPS_BELOW_PATH, PCIE_SEV_WARNING, NULL},
-                        },
-                .finding_count = 2,
-                .worst = PCIE_SEV_CRITICAL,
-        },
-        {
-                .name = "MPS above MPSS, MRRS above MPS under pcie_bus_perf",
-                .in_force = PCIE_POLICY_PERFORMANCE,
-                .devs =
-                        {
-                                {"0000:00:01.0", RP, 256, 256, 512, 1, 1, false},
-                                {"0000:01:00.0", EP, 128, 256, 1024, 0, 0, false},
-                        },
-                .dev_count = 2,
-                .funcs =
-                        {
-                                {"0000:00:01.0", {256, 256, 128, 256, 128}, {512, 512, 512, 256, 512}, {0}, 256},
-                                {"0000:01:00.0", {256, 256, 128, 128, 128}, {1024, 1024, 1024, 128, 1024}, {0}, 128},
-                        },
-                .func_count = 2,
-                .findings =
-                        {
-                                {"0000:01:00.0", PCIE_FINDING_MPS_ABOVE_MPSS, PCIE_SEV_CRITICAL, NULL},
-                                {"0000:01:00.0", PCIE_FINDING_MRRS_ABOVE_MPS_PERF, PCIE_SEV_INFO, NULL},
-                        },
-                .finding_count = 2,
-                .worst = PCIE_SEV_CRITICAL,
-        },
-        {
-                .name = "DEFAULT cannot raise a device behind a switch above its MPSS",
-                .in_force = PCIE_POLICY_DEFAULT,
-                .devs =
-                        {
-                                {"0000:00:01.0", RP, 256, 256, 512, 1, 3, false},
-                                {"0000:01:00.0", USP, 256, 256, 512, 2, 3, false},
-                                {"0000:02:00.0", DSP, 256, 256, 512, 3, 3, false},
-                                {"0000:03:00.0", EP, 128, 128, 128, 0, 0, false},
-                        },
-                .dev_count = 4,
-                .funcs =
-                        {
-                                {"0000:00:01.0", {256, 256, 128, 256, 128}, {512, 512, 512, 256, 512}, {0}, 256},
-                                {"0000:01:00.0", {256, 256, 128, 256, 128}, {512, 512, 512, 256, 512}, {0}, 256},
-                                {"0000:02:00.0", {256, 256, 128, 256, 128}, {512, 512, 512, 256, 512}, {0}, 256},
-                                /* Not a Root Port above it, so DEFAULT tries 256 and fails. */
-                                {"0000:03:00.0", {128, 128, 128, 128, 128}, {128, 128, 128, 128, 128},
-                                 {false, true, false, false, false}, 128},
-                        },
-                .func_count = 4,
-                .findings =
-                        {
-                                {"0000:02:00.0", PCIE_FINDING_MPS_ABOVE_PARTNER, PCIE_SEV_CRITICAL, "0000:03:00.0"},
-                                {"0000:03:00.0", PCIE_FINDING_MRRS_SMALL, PCIE_SEV_WARNING, NULL},
-                        },
-                .finding_count = 2,
-                .worst = PCIE_SEV_CRITICAL,
-        },
-        {
-                .name = "healthy: everything at the best setting",
-                .in_force = PCIE_POLICY_SAFE,
-                .devs =
-                        {
-                                {"0000:00:01.0", RP, 256, 256, 512, 1, 1, false},
-                                {"0000:01:00.0", EP, 256, 256, 512, 0, 0, false},
-                        },
-                .dev_count = 2,
-                .funcs =
-                        {
-                                {"0000:00:01.0", {256, 256, 256, 256, 128}, {512, 512, 512, 256, 512}, {0}, 256},
-                                {"0000:01:00.0", {256, 256, 256, 256, 128}, {512, 512, 512, 256, 512}, {0}, 256},
-                        },
-                .func_count = 2,
-                .finding_count = 0,
-                .worst = PCIE_SEV_OK,
-        },
+    {
+        .name = "switch with an MPS mismatch behind it and a hot-plug slot",
+        .in_force = PCIE_POLICY_DEFAULT,
+        .devs =
+            {
+                {"0000:00:01.0", RP, 512, 256, 512, 1, 4, false},
+                {"0000:01:00.0", USP, 512, 256, 512, 2, 4, false},
+                {"0000:02:00.0", DSP, 512, 256, 512, 3, 3, false},
+                {"0000:02:01.0", DSP, 512, 256, 512, 4, 4, true},
+                {"0000:03:00.0", EP, 512, 512, 512, 0, 0, false},
+                {"0000:04:00.0", EP, 256, 128, 128, 0, 0, false},
+            },
+        .dev_count = 6,
+        .funcs =
+            {
+                {"0000:00:01.0", {256, 256, 128, 512, 128}, {512, 512, 512, 512, 512}, {0}, 512},
+                {"0000:01:00.0", {256, 256, 128, 512, 128}, {512, 512, 512, 512, 512}, {0}, 512},
+                {"0000:02:00.0", {256, 256, 128, 512, 128}, {512, 512, 512, 512, 512}, {0}, 512},
+                {"0000:02:01.0", {256, 256, 128, 512, 128}, {512, 512, 512, 512, 512}, {0}, 512},
+                {"0000:03:00.0", {512, 256, 128, 512, 128}, {512, 512, 512, 512, 512}, {0}, 512},
+                {"0000:04:00.0", {128, 256, 128, 256, 128}, {128, 128, 128, 256, 128}, {0}, 256},
+            },
+        .func_count = 6,
+        .findings =
+            {
+                {"0000:03:00.0", PCIE_FINDING_MPS_ABOVE_PARTNER, PCIE_SEV_CRITICAL, "0000:02:00.0"},
+                {"0000:02:01.0", PCIE_FINDING_MPS_ABOVE_PARTNER, PCIE_SEV_CRITICAL, "0000:04:00.0"},
+                {"0000:04:00.0", PCIE_FINDING_MPS_BELOW_PATH, PCIE_SEV_WARNING, "0000:00:01.0"},
+                {"0000:04:00.0", PCIE_FINDING_MRRS_SMALL, PCIE_SEV_WARNING, NULL},
+            },
+        .finding_count = 4,
+        .worst = PCIE_SEV_CRITICAL,
+    },
+    {
+        .name = "RC-integrated endpoint and a two-function device with different MPSS",
+        .in_force = PCIE_POLICY_DEFAULT,
+        .devs =
+            {
+                {"0000:00:05.0", RCIEP, 256, 128, 512, 0, 0, false},
+                {"0000:00:07.0", RP, 256, 256, 512, 6, 6, false},
+                {"0000:06:00.0", EP, 256, 256, 512, 0, 0, false},
+                {"0000:06:00.1", EP, 128, 128, 512, 0, 0, false},
+            },
+        .dev_count = 4,
+        .funcs =
+            {
+                /* Step A gives RC-integrated endpoints their MPSS in every mode,
+                 * TUNE_OFF included, and 128 under PEER2PEER. */
+                {"0000:00:05.0", {256, 256, 256, 256, 128}, {512, 512, 512, 512, 512}, {0}, 256},
+                /* DEFAULT lowers the Root Port to function 1's MPSS, leaving
+                 * function 0 at 256 above it: the kernel's own mismatch. */
+                {"0000:00:07.0", {256, 128, 128, 256, 128}, {512, 512, 512, 256, 512}, {0}, 256},
+                {"0000:06:00.0", {256, 256, 128, 256, 128}, {512, 512, 512, 256, 512}, {0}, 256},
+                {"0000:06:00.1", {128, 128, 128, 128, 128}, {512, 512, 512, 128, 512}, {0}, 128},
+            },
+        .func_count = 4,
+        .findings =
+            {
+                {"0000:00:07.0", PCIE_FINDING_MPS_ABOVE_PARTNER, PCIE_SEV_CRITICAL, "0000:06:00.1"},
+                {"0000:00:05.0", PCIE_FINDING_MPS_BELOW_PATH, PCIE_SEV_WARNING, NULL},
+            },
+        .finding_count = 2,
+        .worst = PCIE_SEV_CRITICAL,
+    },
+    {
+        .name = "MPS above MPSS, MRRS above MPS under pcie_bus_perf",
+        .in_force = PCIE_POLICY_PERFORMANCE,
+        .devs =
+            {
+                {"0000:00:01.0", RP, 256, 256, 512, 1, 1, false},
+                {"0000:01:00.0", EP, 128, 256, 1024, 0, 0, false},
+            },
+        .dev_count = 2,
+        .funcs =
+            {
+                {"0000:00:01.0", {256, 256, 128, 256, 128}, {512, 512, 512, 256, 512}, {0}, 256},
+                {"0000:01:00.0",
+                 {256, 256, 128, 128, 128},
+                 {1024, 1024, 1024, 128, 1024},
+                 {0},
+                 128},
+            },
+        .func_count = 2,
+        .findings =
+            {
+                {"0000:01:00.0", PCIE_FINDING_MPS_ABOVE_MPSS, PCIE_SEV_CRITICAL, NULL},
+                {"0000:01:00.0", PCIE_FINDING_MRRS_ABOVE_MPS_PERF, PCIE_SEV_INFO, NULL},
+            },
+        .finding_count = 2,
+        .worst = PCIE_SEV_CRITICAL,
+    },
+    {
+        .name = "DEFAULT cannot raise a device behind a switch above its MPSS",
+        .in_force = PCIE_POLICY_DEFAULT,
+        .devs =
+            {
+                {"0000:00:01.0", RP, 256, 256, 512, 1, 3, false},
+                {"0000:01:00.0", USP, 256, 256, 512, 2, 3, false},
+                {"0000:02:00.0", DSP, 256, 256, 512, 3, 3, false},
+                {"0000:03:00.0", EP, 128, 128, 128, 0, 0, false},
+            },
+        .dev_count = 4,
+        .funcs =
+            {
+                {"0000:00:01.0", {256, 256, 128, 256, 128}, {512, 512, 512, 256, 512}, {0}, 256},
+                {"0000:01:00.0", {256, 256, 128, 256, 128}, {512, 512, 512, 256, 512}, {0}, 256},
+                {"0000:02:00.0", {256, 256, 128, 256, 128}, {512, 512, 512, 256, 512}, {0}, 256},
+                /* Not a Root Port above it, so DEFAULT tries 256 and fails. */
+                {"0000:03:00.0",
+                 {128, 128, 128, 128, 128},
+                 {128, 128, 128, 128, 128},
+                 {false, true, false, false, false},
+                 128},
+            },
+        .func_count = 4,
+        .findings =
+            {
+                {"0000:02:00.0", PCIE_FINDING_MPS_ABOVE_PARTNER, PCIE_SEV_CRITICAL, "0000:03:00.0"},
+                {"0000:03:00.0", PCIE_FINDING_MRRS_SMALL, PCIE_SEV_WARNING, NULL},
+            },
+        .finding_count = 2,
+        .worst = PCIE_SEV_CRITICAL,
+    },
+    {
+        .name = "healthy: everything at the best setting",
+        .in_force = PCIE_POLICY_SAFE,
+        .devs =
+            {
+                {"0000:00:01.0", RP, 256, 256, 512, 1, 1, false},
+                {"0000:01:00.0", EP, 256, 256, 512, 0, 0, false},
+            },
+        .dev_count = 2,
+        .funcs =
+            {
+                {"0000:00:01.0", {256, 256, 256, 256, 128}, {512, 512, 512, 256, 512}, {0}, 256},
+                {"0000:01:00.0", {256, 256, 256, 256, 128}, {512, 512, 512, 256, 512}, {0}, 256},
+            },
+        .func_count = 2,
+        .finding_count = 0,
+        .worst = PCIE_SEV_OK,
+    },
 };
 
 static void check_settings(const struct scenario *sc, const struct pcie_topo *topo,
@@ -263,8 +270,8 @@ static void test_scenarios(void **state)
 static void test_safe_hotplug_root_port_exempt(void **state)
 {
         const struct fx_dev devs[] = {
-                {"0000:00:01.0", RP, 512, 256, 512, 1, 1, true},
-                {"0000:01:00.0", EP, 512, 256, 512, 0, 0, false},
+            {"0000:00:01.0", RP, 512, 256, 512, 1, 1, true},
+            {"0000:01:00.0", EP, 512, 256, 512, 0, 0, false},
         };
         struct pcie_topo *topo = fx_topo(devs, 2);
         struct pcie_setting s[2];
@@ -281,8 +288,8 @@ static void test_safe_hotplug_root_port_exempt(void **state)
 static void test_non_pcie_untouched(void **state)
 {
         const struct fx_dev devs[] = {
-                {"0000:00:1e.0", FX_NO_PCIE, 0, 0, 0, 5, 5, false},
-                {"0000:05:00.0", FX_NO_PCIE, 0, 0, 0, 0, 0, false},
+            {"0000:00:1e.0", FX_NO_PCIE, 0, 0, 0, 5, 5, false},
+            {"0000:05:00.0", FX_NO_PCIE, 0, 0, 0, 0, 0, false},
         };
         struct pcie_topo *topo = fx_topo(devs, 2);
         struct pcie_audit *audit;
@@ -302,8 +309,8 @@ static void test_non_pcie_untouched(void **state)
 static void test_mrrs_options(void **state)
 {
         const struct fx_dev devs[] = {
-                {"0000:00:01.0", RP, 256, 256, 512, 1, 1, false, 3, 1, 3, 1},
-                {"0000:01:00.0", EP, 256, 256, 256, 0, 0, false, 3, 1, 3, 1},
+            {"0000:00:01.0", RP, 256, 256, 512, 1, 1, false, 3, 1, 3, 1},
+            {"0000:01:00.0", EP, 256, 256, 256, 0, 0, false, 3, 1, 3, 1},
         };
         struct pcie_topo *topo = fx_topo(devs, 2);
         struct pcie_audit_opts opts;
@@ -335,17 +342,17 @@ static void test_cmdline(void **state)
                 int found;
                 enum pcie_policy policy;
         } rows[] = {
-                {"", 0, PCIE_POLICY_DEFAULT},
-                {"BOOT_IMAGE=/vmlinuz root=/dev/sda1 quiet", 0, PCIE_POLICY_DEFAULT},
-                {"quiet pci=pcie_bus_perf\n", 1, PCIE_POLICY_PERFORMANCE},
-                {"pci=noaer,pcie_bus_safe", 1, PCIE_POLICY_SAFE},
-                {"pci=pcie_bus_safe pci=pcie_bus_peer2peer", 1, PCIE_POLICY_PEER2PEER},
-                {"pci=pcie_bus_peer2peer,pcie_bus_tune_off", 1, PCIE_POLICY_TUNE_OFF},
-                {"pci=noaer", 0, PCIE_POLICY_DEFAULT},
-                {"pci=pcie_bus_performance", 0, PCIE_POLICY_DEFAULT}, /* not a kernel option */
-                {"xpci=pcie_bus_safe", 0, PCIE_POLICY_DEFAULT},
-                {"quiet -- pci=pcie_bus_safe", 0, PCIE_POLICY_DEFAULT}, /* init's argument */
-                {"pci=,,pcie_bus_perf,", 1, PCIE_POLICY_PERFORMANCE},
+            {"", 0, PCIE_POLICY_DEFAULT},
+            {"BOOT_IMAGE=/vmlinuz root=/dev/sda1 quiet", 0, PCIE_POLICY_DEFAULT},
+            {"quiet pci=pcie_bus_perf\n", 1, PCIE_POLICY_PERFORMANCE},
+            {"pci=noaer,pcie_bus_safe", 1, PCIE_POLICY_SAFE},
+            {"pci=pcie_bus_safe pci=pcie_bus_peer2peer", 1, PCIE_POLICY_PEER2PEER},
+            {"pci=pcie_bus_peer2peer,pcie_bus_tune_off", 1, PCIE_POLICY_TUNE_OFF},
+            {"pci=noaer", 0, PCIE_POLICY_DEFAULT},
+            {"pci=pcie_bus_performance", 0, PCIE_POLICY_DEFAULT}, /* not a kernel option */
+            {"xpci=pcie_bus_safe", 0, PCIE_POLICY_DEFAULT},
+            {"quiet -- pci=pcie_bus_safe", 0, PCIE_POLICY_DEFAULT}, /* init's argument */
+            {"pci=,,pcie_bus_perf,", 1, PCIE_POLICY_PERFORMANCE},
         };
 
         (void)state;
@@ -354,8 +361,8 @@ static void test_cmdline(void **state)
                 int found = pcie_policy_from_cmdline(rows[i].cmdline, &p);
 
                 if (found != rows[i].found || p != rows[i].policy)
-                        fail_msg("cmdline \"%s\": got %d/%s, expected %d/%s", rows[i].cmdline, found,
-                                 pcie_policy_name(p), rows[i].found,
+                        fail_msg("cmdline \"%s\": got %d/%s, expected %d/%s", rows[i].cmdline,
+                                 found, pcie_policy_name(p), rows[i].found,
                                  pcie_policy_name(rows[i].policy));
         }
 }
@@ -380,12 +387,12 @@ static void test_names(void **state)
 int main(void)
 {
         const struct CMUnitTest tests[] = {
-                cmocka_unit_test(test_scenarios),
-                cmocka_unit_test(test_safe_hotplug_root_port_exempt),
-                cmocka_unit_test(test_non_pcie_untouched),
-                cmocka_unit_test(test_mrrs_options),
-                cmocka_unit_test(test_cmdline),
-                cmocka_unit_test(test_names),
+            cmocka_unit_test(test_scenarios),
+            cmocka_unit_test(test_safe_hotplug_root_port_exempt),
+            cmocka_unit_test(test_non_pcie_untouched),
+            cmocka_unit_test(test_mrrs_options),
+            cmocka_unit_test(test_cmdline),
+            cmocka_unit_test(test_names),
         };
 
         return cmocka_run_group_tests_name("pcie_audit", tests, NULL, NULL);

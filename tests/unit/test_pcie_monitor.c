@@ -37,18 +37,18 @@ struct fixture {
 };
 
 static const struct fx_dev devs_a[] = {
-        {"0000:00:01.0", RP, 256, 256, 512, 1, 1, false, 4, 16, 4, 16},
-        {"0000:01:00.0", EP, 256, 128, 512, 0, 0, false, 4, 16, 4, 16},
-        {"0000:00:02.0", RP, 256, 256, 512, 2, 2, false, 4, 8, 4, 8},
-        {"0000:02:00.0", EP, 256, 256, 512, 0, 0, false, 4, 8, 4, 8},
+    {"0000:00:01.0", RP, 256, 256, 512, 1, 1, false, 4, 16, 4, 16},
+    {"0000:01:00.0", EP, 256, 128, 512, 0, 0, false, 4, 16, 4, 16},
+    {"0000:00:02.0", RP, 256, 256, 512, 2, 2, false, 4, 8, 4, 8},
+    {"0000:02:00.0", EP, 256, 256, 512, 0, 0, false, 4, 8, 4, 8},
 };
 
 /* The same machine after 01:00.0's link retrained at x8. */
 static const struct fx_dev devs_b[] = {
-        {"0000:00:01.0", RP, 256, 256, 512, 1, 1, false, 4, 16, 4, 8},
-        {"0000:01:00.0", EP, 256, 128, 512, 0, 0, false, 4, 16, 4, 8},
-        {"0000:00:02.0", RP, 256, 256, 512, 2, 2, false, 4, 8, 4, 8},
-        {"0000:02:00.0", EP, 256, 256, 512, 0, 0, false, 4, 8, 4, 8},
+    {"0000:00:01.0", RP, 256, 256, 512, 1, 1, false, 4, 16, 4, 8},
+    {"0000:01:00.0", EP, 256, 128, 512, 0, 0, false, 4, 16, 4, 8},
+    {"0000:00:02.0", RP, 256, 256, 512, 2, 2, false, 4, 8, 4, 8},
+    {"0000:02:00.0", EP, 256, 256, 512, 0, 0, false, 4, 8, 4, 8},
 };
 
 static void write_file(const char *root, const char *rel, const char *text)
@@ -222,14 +222,17 @@ static void test_samples(void **state)
         assert_non_null(r);
         assert_non_null(strstr(r->labels, "severity=critical"));
         assert_non_null(find(fx, "pcie_audit_finding", "0000:01:00.0", "mps_below_path"));
-        assert_float_equal(find(fx, "pcie_audit_findings", "0000:00:01.0", "critical")->gauge, 1, 0);
-        assert_float_equal(find(fx, "pcie_audit_findings", "0000:02:00.0", "critical")->gauge, 0, 0);
-        assert_float_equal(find(fx, "pcie_max_payload_size_bytes", "0000:01:00.0", "path_best")->gauge,
-                           256, 0);
-        assert_float_equal(find(fx, "pcie_payload_efficiency_ratio", "0000:01:00.0", "current")->gauge,
-                           128.0 / 152.0, 1e-9);
-        assert_float_equal(find(fx, "pcie_policy_max_payload_size_bytes", "0000:01:00.0", "safe")->gauge,
-                           256, 0);
+        assert_float_equal(find(fx, "pcie_audit_findings", "0000:00:01.0", "critical")->gauge, 1,
+                           0);
+        assert_float_equal(find(fx, "pcie_audit_findings", "0000:02:00.0", "critical")->gauge, 0,
+                           0);
+        assert_float_equal(
+            find(fx, "pcie_max_payload_size_bytes", "0000:01:00.0", "path_best")->gauge, 256, 0);
+        assert_float_equal(
+            find(fx, "pcie_payload_efficiency_ratio", "0000:01:00.0", "current")->gauge,
+            128.0 / 152.0, 1e-9);
+        assert_float_equal(
+            find(fx, "pcie_policy_max_payload_size_bytes", "0000:01:00.0", "safe")->gauge, 256, 0);
         r = find(fx, "pcie_mps_policy_info", "", "");
         assert_non_null(strstr(r->labels, "policy=safe"));
         assert_float_equal(find(fx, "pcie_functions", "", "")->gauge, 4, 0);
@@ -239,20 +242,18 @@ static void test_samples(void **state)
         assert_non_null(r);
         assert_int_equal(r->counter, 3);
         assert_non_null(strstr(r->labels, "severity=correctable,error=RxErr"));
-        assert_int_equal(find(fx, "pcie_aer_errors_total", "0000:01:00.0",
-                              "correctable_Receiver_Error_Old_Name")
-                                 ->counter,
-                         2);
-        assert_int_equal(find(fx, "pcie_aer_errors_total", "0000:01:00.0",
-                              "correctable_dev_cor_errs_bit9")
-                                 ->counter,
-                         4);
-        assert_int_equal(find(fx, "pcie_aer_device_errors_total", "0000:01:00.0", "correctable")
-                                 ->counter,
-                         10);
-        assert_int_equal(find(fx, "pcie_aer_rootport_errors_total", "0000:00:01.0", "correctable")
-                                 ->counter,
-                         10);
+        assert_int_equal(
+            find(fx, "pcie_aer_errors_total", "0000:01:00.0", "correctable_Receiver_Error_Old_Name")
+                ->counter,
+            2);
+        assert_int_equal(
+            find(fx, "pcie_aer_errors_total", "0000:01:00.0", "correctable_dev_cor_errs_bit9")
+                ->counter,
+            4);
+        assert_int_equal(
+            find(fx, "pcie_aer_device_errors_total", "0000:01:00.0", "correctable")->counter, 10);
+        assert_int_equal(
+            find(fx, "pcie_aer_rootport_errors_total", "0000:00:01.0", "correctable")->counter, 10);
         /* The broken file: its device has no AER values, one warning, and
          * its other values are still there. */
         assert_null(find(fx, "pcie_aer_errors_total", "0000:02:00.0", "correctable_RxErr"));
@@ -327,10 +328,10 @@ static void test_scan_failure_logged_once(void **state)
 int main(void)
 {
         const struct CMUnitTest tests[] = {
-                cmocka_unit_test_setup_teardown(test_samples, setup, teardown),
-                cmocka_unit_test_setup_teardown(test_link_changes, setup, teardown),
-                cmocka_unit_test_setup_teardown(test_filter, setup, teardown),
-                cmocka_unit_test_setup_teardown(test_scan_failure_logged_once, setup, teardown),
+            cmocka_unit_test_setup_teardown(test_samples, setup, teardown),
+            cmocka_unit_test_setup_teardown(test_link_changes, setup, teardown),
+            cmocka_unit_test_setup_teardown(test_filter, setup, teardown),
+            cmocka_unit_test_setup_teardown(test_scan_failure_logged_once, setup, teardown),
         };
 
         return cmocka_run_group_tests_name("pcie_monitor", tests, NULL, NULL);

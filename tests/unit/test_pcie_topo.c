@@ -14,8 +14,8 @@
 #include "hw_env.h"
 #include "pcie_topo.h"
 
-#define EP PCI_EXP_TYPE_ENDPOINT
-#define RP PCI_EXP_TYPE_ROOT_PORT
+#define EP  PCI_EXP_TYPE_ENDPOINT
+#define RP  PCI_EXP_TYPE_ROOT_PORT
 #define USP PCI_EXP_TYPE_UPSTREAM
 #define DSP PCI_EXP_TYPE_DOWNSTREAM
 
@@ -32,23 +32,24 @@ static void test_x58_machine(void **state)
                 unsigned int depth;
                 uint8_t root_bus;
         } rows[] = {
-                {"0000:00:03.0", "none", "0000:00:03.0", "0000:02:00.0", 0, 0x00},
-                {"0000:02:00.0", "0000:00:03.0", "0000:00:03.0", "0000:00:03.0", 1, 0x00},
-                {"0000:03:00.0", "0000:02:00.0", "0000:00:03.0", "0000:04:00.0", 2, 0x00},
-                {"0000:04:00.0", "0000:03:00.0", "0000:00:03.0", "0000:03:00.0", 3, 0x00},
-                {"0000:03:02.0", "0000:02:00.0", "0000:00:03.0", "none", 2, 0x00},
-                {"0000:06:00.1", "0000:00:07.0", "0000:00:07.0", "0000:00:07.0", 1, 0x00},
-                {"0000:00:07.0", "none", "0000:00:07.0", "0000:06:00.0", 0, 0x00},
-                {"0000:00:14.0", "none", "none", "none", 0, 0x00},
-                {"0000:ff:06.3", "none", "none", "none", 0, 0xff},
+            {"0000:00:03.0", "none", "0000:00:03.0", "0000:02:00.0", 0, 0x00},
+            {"0000:02:00.0", "0000:00:03.0", "0000:00:03.0", "0000:00:03.0", 1, 0x00},
+            {"0000:03:00.0", "0000:02:00.0", "0000:00:03.0", "0000:04:00.0", 2, 0x00},
+            {"0000:04:00.0", "0000:03:00.0", "0000:00:03.0", "0000:03:00.0", 3, 0x00},
+            {"0000:03:02.0", "0000:02:00.0", "0000:00:03.0", "none", 2, 0x00},
+            {"0000:06:00.1", "0000:00:07.0", "0000:00:07.0", "0000:00:07.0", 1, 0x00},
+            {"0000:00:07.0", "none", "0000:00:07.0", "0000:06:00.0", 0, 0x00},
+            {"0000:00:14.0", "none", "none", "none", 0, 0x00},
+            {"0000:ff:06.3", "none", "none", "none", 0, 0xff},
         };
         struct hw_env env = {0};
         struct pcie_topo_opts opts = {0};
         struct pcie_topo *topo;
 
         (void)state;
-        assert_int_equal(pci_source_open_dump(TOP_SRCDIR "/tests/fixtures/pcidump/"
-                                                         "pciutils-whole-machine-x58-asus-p6t6.lspci-xxxx.txt",
+        assert_int_equal(pci_source_open_dump(TOP_SRCDIR
+                                              "/tests/fixtures/pcidump/"
+                                              "pciutils-whole-machine-x58-asus-p6t6.lspci-xxxx.txt",
                                               &env.pci),
                          0);
         assert_int_equal(pcie_topo_scan(&env, &opts, &topo), 0);
@@ -78,16 +79,16 @@ static void test_x58_machine(void **state)
 static void test_downtrained(void **state)
 {
         const struct fx_dev devs[] = {
-                /* Gen4 x16 both ends, trained at Gen3 x8: downtrained. */
-                {"0000:00:02.0", RP, 256, 256, 512, 5, 5, false, 4, 16, 3, 8},
-                {"0000:05:00.0", EP, 256, 256, 512, 0, 0, false, 4, 16, 3, 8},
-                /* Gen4 port, Gen3 device running Gen3 x8: as good as it gets. */
-                {"0000:00:03.0", RP, 256, 256, 512, 6, 6, false, 4, 8, 3, 8},
-                {"0000:06:00.0", EP, 256, 256, 512, 0, 0, false, 3, 8, 3, 8},
-                /* Empty port: link down, not downtrained. */
-                {"0000:00:04.0", RP, 256, 256, 512, 7, 7, true, 4, 16, 1, 0},
-                /* A port with nothing below running slow: no partner to blame. */
-                {"0000:00:05.0", RP, 256, 256, 512, 8, 8, false, 4, 16, 1, 1},
+            /* Gen4 x16 both ends, trained at Gen3 x8: downtrained. */
+            {"0000:00:02.0", RP, 256, 256, 512, 5, 5, false, 4, 16, 3, 8},
+            {"0000:05:00.0", EP, 256, 256, 512, 0, 0, false, 4, 16, 3, 8},
+            /* Gen4 port, Gen3 device running Gen3 x8: as good as it gets. */
+            {"0000:00:03.0", RP, 256, 256, 512, 6, 6, false, 4, 8, 3, 8},
+            {"0000:06:00.0", EP, 256, 256, 512, 0, 0, false, 3, 8, 3, 8},
+            /* Empty port: link down, not downtrained. */
+            {"0000:00:04.0", RP, 256, 256, 512, 7, 7, true, 4, 16, 1, 0},
+            /* A port with nothing below running slow: no partner to blame. */
+            {"0000:00:05.0", RP, 256, 256, 512, 8, 8, false, 4, 16, 1, 1},
         };
         static const struct {
                 const char *bdf;
@@ -95,12 +96,12 @@ static void test_downtrained(void **state)
                 unsigned int common_speed, common_width;
                 uint64_t cap_current, cap_max;
         } rows[] = {
-                {"0000:00:02.0", true, true, 4, 16, 7876923076, 31507692307},
-                {"0000:05:00.0", true, true, 4, 16, 7876923076, 31507692307},
-                {"0000:00:03.0", true, false, 3, 8, 7876923076, 15753846153},
-                {"0000:06:00.0", true, false, 3, 8, 7876923076, 7876923076},
-                {"0000:00:04.0", false, false, 4, 16, 0, 31507692307},
-                {"0000:00:05.0", true, false, 4, 16, 250000000, 31507692307},
+            {"0000:00:02.0", true, true, 4, 16, 7876923076, 31507692307},
+            {"0000:05:00.0", true, true, 4, 16, 7876923076, 31507692307},
+            {"0000:00:03.0", true, false, 3, 8, 7876923076, 15753846153},
+            {"0000:06:00.0", true, false, 3, 8, 7876923076, 7876923076},
+            {"0000:00:04.0", false, false, 4, 16, 0, 31507692307},
+            {"0000:00:05.0", true, false, 4, 16, 250000000, 31507692307},
         };
         struct pcie_topo *topo = fx_topo(devs, sizeof(devs) / sizeof(devs[0]));
 
@@ -128,9 +129,9 @@ static void test_downtrained(void **state)
 static void test_bus_number_cycle(void **state)
 {
         const struct fx_dev devs[] = {
-                {"0000:01:00.0", USP, 256, 256, 512, 2, 2, false},
-                {"0000:02:00.0", DSP, 256, 256, 512, 1, 1, false},
-                {"0000:02:00.1", EP, 256, 256, 512, 0, 0, false},
+            {"0000:01:00.0", USP, 256, 256, 512, 2, 2, false},
+            {"0000:02:00.0", DSP, 256, 256, 512, 1, 1, false},
+            {"0000:02:00.1", EP, 256, 256, 512, 0, 0, false},
         };
         struct pcie_topo *topo = fx_topo(devs, 3);
         size_t cycle_roots = 0;
@@ -180,8 +181,8 @@ static void test_duplicates_gone_and_truncated(void **state)
 static void test_numa_from_sysfs(void **state)
 {
         const struct fx_dev devs[] = {
-                {"0000:00:01.0", RP, 256, 256, 512, 1, 1, false},
-                {"0000:01:00.0", EP, 256, 256, 512, 0, 0, false},
+            {"0000:00:01.0", RP, 256, 256, 512, 1, 1, false},
+            {"0000:01:00.0", EP, 256, 256, 512, 0, 0, false},
         };
         char root[] = "/tmp/pciescope-topo-XXXXXX", path[512], dump[512];
         struct hw_env env = {0};
@@ -193,8 +194,9 @@ static void test_numa_from_sysfs(void **state)
         assert_non_null(mkdtemp(root));
         snprintf(dump, sizeof(dump), "%s/dump.txt", root);
         assert_int_equal(fx_write_dump(dump, devs, 2), 0);
-        snprintf(path, sizeof(path), "mkdir -p %s/bus/pci/devices/0000:00:01.0 "
-                                     "%s/bus/pci/devices/0000:01:00.0",
+        snprintf(path, sizeof(path),
+                 "mkdir -p %s/bus/pci/devices/0000:00:01.0 "
+                 "%s/bus/pci/devices/0000:01:00.0",
                  root, root);
         assert_int_equal(system(path), 0);
         snprintf(path, sizeof(path), "%s/bus/pci/devices/0000:00:01.0/numa_node", root);
@@ -222,11 +224,11 @@ static void test_numa_from_sysfs(void **state)
 int main(void)
 {
         const struct CMUnitTest tests[] = {
-                cmocka_unit_test(test_x58_machine),
-                cmocka_unit_test(test_downtrained),
-                cmocka_unit_test(test_bus_number_cycle),
-                cmocka_unit_test(test_duplicates_gone_and_truncated),
-                cmocka_unit_test(test_numa_from_sysfs),
+            cmocka_unit_test(test_x58_machine),
+            cmocka_unit_test(test_downtrained),
+            cmocka_unit_test(test_bus_number_cycle),
+            cmocka_unit_test(test_duplicates_gone_and_truncated),
+            cmocka_unit_test(test_numa_from_sysfs),
         };
 
         return cmocka_run_group_tests_name("pcie_topo", tests, NULL, NULL);

@@ -67,8 +67,18 @@ ssize_t hw_read_file_v(const struct hw_env *env, enum hw_fs fs, char *buf, size_
         /* Loop: sysfs answers in one read, but procfs and plain files in a
          * fixture tree may come in pieces. */
         for (;;) {
-                ssize_t got = read(fd, buf + used, size - 1 - used);
+                ssize_t got;
 
+                if (used == size - 1) {
+                        /* Buffer full: the file fits only if it ends here. */
+                        char extra;
+
+                        got = read(fd, &extra, 1);
+                        close(fd);
+                        buf[used] = '\0';
+                        return got > 0 ? -EFBIG : (ssize_t)used;
+                }
+                got = read(fd, buf + used, size - 1 - used);
                 if (got < 0) {
                         if (errno == EINTR)
                                 continue;
@@ -79,14 +89,6 @@ ssize_t hw_read_file_v(const struct hw_env *env, enum hw_fs fs, char *buf, size_
                 if (got == 0)
                         break;
                 used += (size_t)got;
-                if (used == size - 1) {
-                        char extra;
-
-                        got = read(fd, &extra, 1);
-                        close(fd);
-                        buf[used] = '\0';
-                        return got > 0 ? -EFBIG : (ssize_t)used;
-                }
         }
         close(fd);
         buf[used] = '\0';

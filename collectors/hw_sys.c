@@ -129,7 +129,7 @@ static int sys_mmio_map(void *ctx, const char *path, off_t offset, size_t len,
 static int sys_mmio_read32(void *ctx, const struct mmio_region *r, size_t off, uint32_t *val)
 {
         (void)ctx;
-        if (off % 4 || off + 4 > r->len)
+        if (off % 4 || off > r->len || r->len - off < 4)
                 return -ERANGE;
         /* One aligned 32-bit load, as a device register wants it. */
         *val = *(const volatile uint32_t *)((const char *)r->base + off);
@@ -139,7 +139,7 @@ static int sys_mmio_read32(void *ctx, const struct mmio_region *r, size_t off, u
 static int sys_mmio_read64(void *ctx, const struct mmio_region *r, size_t off, uint64_t *val)
 {
         (void)ctx;
-        if (off % 8 || off + 8 > r->len)
+        if (off % 8 || off > r->len || r->len - off < 8)
                 return -ERANGE;
         *val = *(const volatile uint64_t *)((const char *)r->base + off);
         return 0;

@@ -235,11 +235,12 @@ void pci_source_names(struct pci_source *src, uint16_t vendor, uint16_t device, 
         /* NO_NUMBERS: NULL rather than "Device 1234" when the id is unknown,
          * so callers can tell a name from a made-up one. */
         v = pci_lookup_name(a, vendor_name, (int)vendor_size,
-                            PCI_LOOKUP_VENDOR | PCI_LOOKUP_NO_NUMBERS, vendor);
+                            PCI_LOOKUP_VENDOR | PCI_LOOKUP_NO_NUMBERS | PCI_LOOKUP_NO_HWDB, vendor);
         if (!v)
                 vendor_name[0] = '\0';
         d = pci_lookup_name(a, device_name, (int)device_size,
-                            PCI_LOOKUP_DEVICE | PCI_LOOKUP_NO_NUMBERS, vendor, device);
+                            PCI_LOOKUP_DEVICE | PCI_LOOKUP_NO_NUMBERS | PCI_LOOKUP_NO_HWDB, vendor,
+                            device);
         if (!d)
                 device_name[0] = '\0';
 out:

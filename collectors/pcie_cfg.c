@@ -107,6 +107,11 @@ static void decode_pcie_cap(const uint8_t *cfg, size_t len, size_t cap, struct p
         uint16_t flags, devctl, lnksta;
         uint32_t devcap, lnkcap;
 
+        /* The capability lives in standard space: registers that would lie
+         * past 0xff belong to extended capabilities, never to this one. */
+        if (len > PCI_CFG_SPACE_SIZE)
+                len = PCI_CFG_SPACE_SIZE;
+
         /* Version 1 capabilities end after the slot registers; we need at
          * least up to LNKSTA to say anything useful. */
         if (cap + PCI_EXP_CAP_V1_SIZE > len)

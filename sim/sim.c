@@ -1,0 +1,151 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * sim.c - bundle a simulated machine into a hw_env. See sim.h.
+ */
+#include "sim.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hw_env.h"
+#include "pci_source.h"
+#include "sim_sysfs.h"
+
+#ifndef PCIESCOPE_MACHINE_DIR
+#define PCIESCOPE_MACHINE_DIR "/usr/share/pciescope/machines"
+#endif
+
+struct sim {
+        struct sim_machine *machine;
+        struct sim_pmu *pmu;
+        struct pci_source *pci;
+        char root[4096];
+        char sys[4200];
+        char proc[4200];
+};
+
+const char *sim_default_machine_dir(void)
+{
+        const char *env = getenv("PCIESCOPE_MACHINE_DIR");
+
+        return env && *env ? env : PCIESCOPE_MACHINE_DIR;
+}
+
+static int parse_kernel(const char *text, enum sim_kernel *out)
+{
+        static const enum sim_kernel all[] = {SIM_KERNEL_5_17, SIM_KERNEL_6_2, SIM_KERNEL_6_9,
+                                              SIM_KERNEL_6_12};
+
+        for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++) {
+                if (!strcmp(text, sim_kernel_name(all[i]))) {
+                        *out = all[i];
+                        return 0;
+                }
+        }
+        return -EINVAL;
+}
+
+int sim_open(const char *name_or_path, const struct sim_opts *opts, struct sim **out, char *errbuf,
+             size_t errlen)
+{
+        struct sim_opts none = {0};
+        struct sim *s;
+        char path[4096];
+        const char *tmp;
+        int ret;
+
+        *out = NULL;
+        if (!opts)
+                opts = &none;
+        s = calloc(1, sizeof(*s));
+        if (!s)
+                return -ENOMEM;
+        if (strchr(name_or_path, '/'))
+                snprintf(path, sizeof(path), "%s", name_or_path);
+        else
+                snprintf(path, sizeof(path), "%s/%s.json",
+                         opts->machine_dir ? opts->machine_dir : sim_default_machine_dir(),
+                         name_or_path);
+        ret = sim_machine_load(path, &s->machine, errbuf, errlen);
+        if (ret)
+                goto fail;
+        if (opts->kernel && parse_kernel(opts->kernel, &s->machine->kernel)) {
+                snprintf(errbuf, errlen, "unknown kernel version \"%s\" (5.17, 6.2, 6.9, 6.12)",
+                         opts->kernel);
+                ret = -EINVAL;
+                goto fail;
+        }
+        tmp = opts->tmp_dir ? opts->tmp_dir : getenv("TMPDIR");
+        snprintf(s->root, sizeof(s->root), "%s/pciescope-sim-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+        if (!mkdtemp(s->root)) {
+                ret = -errno;
+                snprintf(errbuf, errlen, "cannot create %s: %s", s->root, strerror(errno));
+                s->root[0] = '\0';
+                goto fail;
+        }
+        ret = sim_sysfs_write(s->machine, s->root, SIM_PMU_TYPE_BASE, errbuf, errlen);
+        if (ret)
+                goto fail;
+        snprintf(s->sys, sizeof(s->sys), "%s/sys", s->root);
+        snprintf(s->proc, sizeof(s->proc), "%s/proc", s->root);
+        ret = sim_pmu_new(s->machine, SIM_PMU_TYPE_BASE, opts->clock, opts->clock_ctx, &s->pmu);
+        if (ret) {
+                snprintf(errbuf, errlen, "cannot start the PMU model: %s", strerror(-ret));
+                goto fail;
+        }
+        *out = s;
+        return 0;
+fail:
+        sim_close(s);
+        return ret;
+}
+
+void sim_close(struct sim *s)
+{
+        if (!s)
+                return;
+        pci_source_close(s->pci);
+        sim_pmu_free(s->pmu);
+        if (s->root[0])
+                sim_sysfs_remove(s->root);
+        sim_machine_free(s->machine);
+        free(s);
+}
+
+int sim_env(struct sim *s, struct hw_env *env)
+{
+        int ret;
+
+        if (!s->pci) {
+                ret = pci_source_open_live(s->sys, &s->pci);
+                if (ret)
+                        return ret;
+        }
+        env->sysfs_root = s->sys;
+        env->proc_root = s->proc;
+        env->pci = s->pci;
+        env->perf = sim_pmu_ops(s->pmu);
+        return 0;
+}
+
+int sim_refresh(struct sim *s)
+{
+        return sim_sysfs_update_aer(s->machine, s->root, sim_pmu_now(s->pmu));
+}
+
+const struct sim_machine *sim_machine(const struct sim *s)
+{
+        return s->machine;
+}
+
+struct sim_pmu *sim_pmu(struct sim *s)
+{
+        return s->pmu;
+}
+
+const char *sim_root(const struct sim *s)
+{
+        return s->root;
+}

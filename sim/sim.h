@@ -1,0 +1,65 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * sim.h - a running simulated machine: its description, its sysfs/procfs
+ * tree in a temporary directory, and its PMUs behind perf ops, bundled as
+ * a hw_env the collectors run on unchanged.
+ *
+ * Used by the plugin (Simulate "kunpeng930-2p"), the CLI (--simulate) and
+ * the tests. Whoever uses it says so: a simulation is never passed off as
+ * the machine it runs on.
+ */
+#ifndef PCIESCOPE_SIM_H
+#define PCIESCOPE_SIM_H
+
+#include <stddef.h>
+
+#include "sim_hisi_pcie.h"
+#include "sim_machine.h"
+
+struct hw_env;
+
+/* perf type of the first simulated PMU: far above the kernel's dynamic
+ * types, so a real PMU is never confused with a simulated one. */
+#define SIM_PMU_TYPE_BASE 0x7000
+
+struct sim_opts {
+        const char *machine_dir; /* where named machines live; NULL: built-in default */
+        const char *kernel;      /* override the description's kernel ("5.17"...), or NULL */
+        const char *tmp_dir;     /* parent of the tree; NULL: $TMPDIR or /tmp */
+        sim_clock_fn clock;      /* NULL: CLOCK_MONOTONIC */
+        void *clock_ctx;
+};
+
+struct sim;
+
+/*
+ * sim_open - load @name_or_path (a machine name such as "kunpeng930-2p",
+ * looked up as <machine_dir>/<name>.json, or a path containing '/'), write
+ * its tree and start its PMU model. @errbuf receives a message naming the
+ * file and problem. Returns 0, -ENOENT, -EINVAL, -ENOMEM or an I/O errno.
+ */
+int sim_open(const char *name_or_path, const struct sim_opts *opts, struct sim **out, char *errbuf,
+             size_t errlen);
+
+/* Removes the tree and frees everything. */
+void sim_close(struct sim *s);
+
+/*
+ * sim_env - point @env at the simulation: sysfs and procfs roots, perf ops,
+ * and a libpci source reading the tree's config files (which sim_close
+ * closes). The log callback of @env is left alone. Returns 0 or the errno
+ * of opening the PCI source.
+ */
+int sim_env(struct sim *s, struct hw_env *env);
+
+/* Brings time-dependent files (AER counts) up to now. */
+int sim_refresh(struct sim *s);
+
+const struct sim_machine *sim_machine(const struct sim *s);
+struct sim_pmu *sim_pmu(struct sim *s);
+const char *sim_root(const struct sim *s); /* the tree's top directory */
+
+/* Default directory of named machines (the installed pkgdatadir/machines). */
+const char *sim_default_machine_dir(void);
+
+#endif /* PCIESCOPE_SIM_H */

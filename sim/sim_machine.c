@@ -1,0 +1,2428 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * sim_machine.c - read and validate the JSON description of a simulated
+ * machine (format: docs/simulator.md).
+ *
+ * The loader is strict on purpose: every key must be known, every number is
+ * range-checked, every device states its BDF, and the topology must be one a
+ * kernel could have enumerated (bus numbers nested, one device per link,
+ * distinct port bits per PCIe core). Every error names the file, the JSON
+ * path of the element and the problem. Nothing here writes files.
+ */
+#define _GNU_SOURCE
+#include "sim_machine.h"
+
+#include <errno.h>
+#include <json-c/json.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define PATH_LEN       320
+#define FILE_MAX_BYTES (4u << 20) /* a description is a few tens of KiB */
+#define MAX_SICLS      SIM_MAX_CORES
+#define MAX_CPUS       4096
+#define MAX_INJECTIONS                                                                             \
+        (sizeof(((struct sim_machine *)0)->injections) / sizeof(struct sim_injection))
+#define MAX_PORTS (sizeof(((struct sim_core *)0)->ports) / sizeof(size_t))
+
+/* ---- defaults (documented in docs/simulator.md) ---- */
+#define DEF_KERNEL           SIM_KERNEL_6_12
+#define DEF_CMDLINE          "BOOT_IMAGE=/vmlinuz root=/dev/mapper/root ro"
+#define DEF_FLUX_UNIT        4.0
+#define DEF_TIME_CLOCK_HZ    100e6
+#define DEF_LATENCY_CLOCK_HZ 1e9
+#define DEF_IDENTIFIER       0x30u
+#define DEF_MPSS             256u
+#define DEF_MRRS             512u
+#define BRIDGE_CLASS         0x060400u
+
+/* Per-device facts the loader needs while validating, beside the public
+ * struct. */
+struct devinfo {
+        char path[PATH_LEN];
+        bool has_speed, has_width;
+        bool has_secondary, has_subordinate;
+        unsigned int secondary, subordinate;
+        bool child_seen;
+};
+
+struct funcref {
+        bool set;
+        uint16_t domain;
+        uint8_t bus, dev, fn;
+        char path[PATH_LEN];
+};
+
+struct ctx {
+        const char *origin;
+        char *err;
+        size_t errlen;
+        struct sim_machine *m;
+        size_t cap;
+        struct devinfo *info;
+        uint32_t identifier;
+        char core_path[SIM_MAX_CORES][PATH_LEN];
+        struct funcref pmu[SIM_MAX_CORES], ptt[SIM_MAX_CORES];
+        unsigned char cpu_owner[MAX_CPUS]; /* SICL index + 1 that listed the CPU */
+};
+
+/* ---- messages and paths ---- */
+
+static int fail(struct ctx *c, const char *path, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static int fail(struct ctx *c, const char *path, const char *fmt, ...)
+{
+        char msg[768];
+        va_list ap;
+
+        va_start(ap, fmt);
+        vsnprintf(msg, sizeof(msg), fmt, ap);
+        va_end(ap);
+        if (c->err && c->errlen) {
+                if (path && *path)
+                        snprintf(c->err, c->errlen, "%s: %s: %s", c->origin, path, msg);
+                else
+                        snprintf(c->err, c->errlen, "%s: %s", c->origin, msg);
+        }
+        return -EINVAL;
+}
+
+static void pathf(char *out, size_t size, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static void pathf(char *out, size_t size, const char *fmt, ...)
+{
+        va_list ap;
+
+        va_start(ap, fmt);
+        vsnprintf(out, size, fmt, ap);
+        va_end(ap);
+}
+
+/* "<base>.<key>", or "<key>" at the top. */
+static void path_key(char *out, size_t size, const char *base, const char *key)
+{
+        if (*base)
+                pathf(out, size, "%s.%s", base, key);
+        else
+                pathf(out, size, "%s", key);
+}
+
+static void path_idx(char *out, size_t size, const char *base, size_t i)
+{
+        pathf(out, size, "%s[%zu]", base, i);
+}
+
+static const char *type_desc(json_object *v)
+{
+        switch (json_object_get_type(v)) {
+        case json_type_null:
+                return "null";
+        case json_type_boolean:
+                return "a boolean";
+        case json_type_double:
+        case json_type_int:
+                return "a number";
+        case json_type_object:
+                return "an object";
+        case json_type_array:
+                return "an array";
+        case json_type_string:
+                return "a string";
+        }
+        return "something else";
+}
+
+/* ---- generic typed access ---- */
+
+/* The member, or NULL when absent or null. */
+static json_object *member(json_object *o, const char *key)
+{
+        json_object *v = NULL;
+
+        if (!json_object_object_get_ex(o, key, &v))
+                return NULL;
+        return v;
+}
+
+static int check_keys(struct ctx *c, json_object *o, const char *path, const char *what,
+                      const char *const *keys)
+{
+        json_object_object_foreach(o, key, val)
+        {
+                char known[512] = "";
+                char kp[PATH_LEN];
+                size_t used = 0;
+                bool ok = false;
+
+                (void)val;
+                for (size_t i = 0; keys[i]; i++) {
+                        if (!strcmp(key, keys[i])) {
+                                ok = true;
+                                break;
+                        }
+                }
+                if (ok)
+                        continue;
+                for (size_t i = 0; keys[i] && used < sizeof(known); i++)
+                        used += (size_t)snprintf(known + used, sizeof(known) - used, "%s%s",
+                                                 i ? ", " : "", keys[i]);
+                path_key(kp, sizeof(kp), path, key);
+                return fail(c, kp, "unknown key for %s (known keys: %s)", what, known);
+        }
+        return 0;
+}
+
+static int need_object(struct ctx *c, json_object *v, const char *path)
+{
+        if (!json_object_is_type(v, json_type_object))
+                return fail(c, path, "expected an object, got %s", type_desc(v));
+        return 0;
+}
+
+static int need_array(struct ctx *c, json_object *v, const char *path, size_t max)
+{
+        if (!json_object_is_type(v, json_type_array))
+                return fail(c, path, "expected an array, got %s", type_desc(v));
+        if (json_object_array_length(v) > max)
+                return fail(c, path, "%zu entries, at most %zu are allowed",
+                            json_object_array_length(v), max);
+        return 0;
+}
+
+static int get_int(struct ctx *c, json_object *v, const char *path, long long min, long long max,
+                   long long *out)
+{
+        long long x;
+
+        if (json_object_is_type(v, json_type_int)) {
+                x = (long long)json_object_get_int64(v);
+                /* json-c keeps values above INT64_MAX as uint64. */
+                if (x == INT64_MAX && json_object_get_uint64(v) > (uint64_t)INT64_MAX)
+                        return fail(c, path, "%s is out of range %lld..%lld",
+                                    json_object_get_string(v), min, max);
+        } else if (json_object_is_type(v, json_type_double)) {
+                double d = json_object_get_double(v);
+
+                if (!isfinite(d))
+                        return fail(c, path, "expected an integer, got %s",
+                                    json_object_get_string(v));
+                if (d < (double)min || d > (double)max)
+                        return fail(c, path, "%g is out of range %lld..%lld", d, min, max);
+                x = (long long)d;
+                if ((double)x != d)
+                        return fail(c, path, "expected an integer, got %g", d);
+        } else {
+                return fail(c, path, "expected an integer, got %s", type_desc(v));
+        }
+        if (x < min || x > max)
+                return fail(c, path, "%lld is out of range %lld..%lld", x, min, max);
+        *out = x;
+        return 0;
+}
+
+static int get_double(struct ctx *c, json_object *v, const char *path, double min, double max,
+                      double *out)
+{
+        double d;
+
+        if (!json_object_is_type(v, json_type_int) && !json_object_is_type(v, json_type_double))
+                return fail(c, path, "expected a number, got %s", type_desc(v));
+        d = json_object_get_double(v);
+        if (!isfinite(d))
+                return fail(c, path, "expected a finite number, got %s", json_object_get_string(v));
+        if (d < min || d > max)
+                return fail(c, path, "%g is out of range %g..%g", d, min, max);
+        *out = d;
+        return 0;
+}
+
+static int get_bool(struct ctx *c, json_object *v, const char *path, bool *out)
+{
+        if (!json_object_is_type(v, json_type_boolean))
+                return fail(c, path, "expected true or false, got %s", type_desc(v));
+        *out = json_object_get_boolean(v);
+        return 0;
+}
+
+/* A string of at most @size - 1 bytes without NUL characters. */
+static int get_string(struct ctx *c, json_object *v, const char *path, char *buf, size_t size)
+{
+        const char *s;
+        int len;
+
+        if (!json_object_is_type(v, json_type_string))
+                return fail(c, path, "expected a string, got %s", type_desc(v));
+        s = json_object_get_string(v);
+        len = json_object_get_string_len(v);
+        if (len < 0 || strlen(s) != (size_t)len)
+                return fail(c, path, "the string contains a NUL character");
+        if ((size_t)len >= size)
+                return fail(c, path, "the string is %d bytes long, at most %zu are allowed", len,
+                            size - 1);
+        memcpy(buf, s, (size_t)len + 1);
+        return 0;
+}
+
+static int hexval(char ch)
+{
+        if (ch >= '0' && ch <= '9')
+                return ch - '0';
+        if (ch >= 'a' && ch <= 'f')
+                return ch - 'a' + 10;
+        if (ch >= 'A' && ch <= 'F')
+                return ch - 'A' + 10;
+        return -1;
+}
+
+/* A hex string ("0x19e5" or "19e5") up to @max. */
+static int get_hex(struct ctx *c, json_object *v, const char *path, unsigned long max,
+                   unsigned long *out)
+{
+        char buf[32];
+        const char *p = buf;
+        unsigned long x = 0;
+        int r;
+
+        if (!json_object_is_type(v, json_type_string))
+                return fail(c, path, "expected a hex string such as \"0x%lx\", got %s", max,
+                            type_desc(v));
+        r = get_string(c, v, path, buf, sizeof(buf));
+        if (r)
+                return r;
+        if (p[0] == '0' && (p[1] == 'x' || p[1] == 'X'))
+                p += 2;
+        if (!*p)
+                return fail(c, path, "\"%s\" is not a hex number", buf);
+        for (; *p; p++) {
+                int h = hexval(*p);
+
+                if (h < 0)
+                        return fail(c, path, "\"%s\" is not a hex number", buf);
+                x = x * 16 + (unsigned long)h;
+                if (x > max)
+                        return fail(c, path, "\"%s\" is above 0x%lx", buf, max);
+        }
+        *out = x;
+        return 0;
+}
+
+/* ---- small parsers ---- */
+
+/* "dddd:bb:dd.f" or "bb:dd.f"; returns false on anything else. */
+static bool parse_bdf(const char *s, uint16_t *domain, uint8_t *bus, uint8_t *dev, uint8_t *fn)
+{
+        unsigned int part[4] = {0, 0, 0, 0};
+        const unsigned int digits4[] = {4, 2, 2, 1};
+        const char seps4[] = {':', ':', '.', '\0'};
+        size_t len = strlen(s);
+        const unsigned int *digits = digits4;
+        const char *seps = seps4;
+        unsigned int *dst = part;
+
+        if (len == 7) { /* bb:dd.f */
+                digits = digits4 + 1;
+                seps = seps4 + 1;
+                dst = part + 1;
+        } else if (len != 12) {
+                return false;
+        }
+        for (size_t f = 0; f < (len == 7 ? 3u : 4u); f++) {
+                for (unsigned int i = 0; i < digits[f]; i++) {
+                        int h = hexval(*s++);
+
+                        if (h < 0)
+                                return false;
+                        dst[f] = dst[f] * 16 + (unsigned int)h;
+                }
+                if (*s++ != seps[f])
+                        return false;
+        }
+        if (part[2] > 0x1f || part[3] > 7)
+                return false;
+        *domain = (uint16_t)part[0];
+        *bus = (uint8_t)part[1];
+        *dev = (uint8_t)part[2];
+        *fn = (uint8_t)part[3];
+        return true;
+}
+
+static int get_bdf(struct ctx *c, json_object *v, const char *path, uint16_t *domain, uint8_t *bus,
+                   uint8_t *dev, uint8_t *fn)
+{
+        char buf[32];
+        int r = get_string(c, v, path, buf, sizeof(buf));
+
+        if (r)
+                return r;
+        if (!parse_bdf(buf, domain, bus, dev, fn))
+                return fail(c, path,
+                            "\"%s\" is not a BDF: expected \"dddd:bb:dd.f\" (hex, device 00-1f, "
+                            "function 0-7)",
+                            buf);
+        return 0;
+}
+
+static const char *const speed_names[] = {"",       "2.5GT/s", "5GT/s", "8GT/s",
+                                          "16GT/s", "32GT/s",  "64GT/s"};
+
+/* "16GT/s", "16 GT/s", "16.0GT/s", "2.5GT/s" ... into a code 1..6. */
+static int get_speed(struct ctx *c, json_object *v, const char *path, unsigned int *code)
+{
+        static const double gts[] = {0, 2.5, 5, 8, 16, 32, 64};
+        char buf[32];
+        char *end;
+        double x;
+        int r = get_string(c, v, path, buf, sizeof(buf));
+
+        if (r)
+                return r;
+        x = strtod(buf, &end);
+        if (end != buf && buf[0] >= '0' && buf[0] <= '9') {
+                while (*end == ' ')
+                        end++;
+                if (!strcmp(end, "GT/s")) {
+                        for (unsigned int i = 1; i <= 6; i++) {
+                                if (x == gts[i]) {
+                                        *code = i;
+                                        return 0;
+                                }
+                        }
+                }
+        }
+        return fail(c, path,
+                    "\"%s\" is not a PCIe link speed (expected one of \"2.5GT/s\", \"5GT/s\", "
+                    "\"8GT/s\", \"16GT/s\", \"32GT/s\", \"64GT/s\")",
+                    buf);
+}
+
+static bool valid_width(long long w)
+{
+        return w == 1 || w == 2 || w == 4 || w == 8 || w == 12 || w == 16 || w == 32;
+}
+
+/* Payload and read-request sizes: 128..4096, a power of two. */
+static int get_payload(struct ctx *c, json_object *o, const char *base, const char *key,
+                       unsigned int *out, bool *given)
+{
+        json_object *v = member(o, key);
+        char path[PATH_LEN];
+        long long x;
+        int r;
+
+        *given = false;
+        if (!v)
+                return 0;
+        path_key(path, sizeof(path), base, key);
+        r = get_int(c, v, path, 0, 1 << 20, &x);
+        if (r)
+                return r;
+        if (x < 128 || x > 4096 || (x & (x - 1)))
+                return fail(c, path, "%lld bytes: expected a power of two from 128 to 4096", x);
+        *out = (unsigned int)x;
+        *given = true;
+        return 0;
+}
+
+/* ---- AER counter names, as the kernel's aer.c prints them ---- */
+
+#define AER_COR_BITS   16
+#define AER_UNCOR_BITS 27
+
+static const char *const aer_cor_names[AER_COR_BITS] = {
+    [0] = "RxErr",    [6] = "BadTLP",       [7] = "BadDLLP",     [8] = "Rollover",
+    [12] = "Timeout", [13] = "NonFatalErr", [14] = "CorrIntErr", [15] = "HeaderOF",
+};
+
+static const char *const aer_uncor_names[AER_UNCOR_BITS] = {
+    [0] = "Undefined",      [4] = "DLP",
+    [5] = "SDES",           [12] = "TLP",
+    [13] = "FCP",           [14] = "CmpltTO",
+    [15] = "CmpltAbrt",     [16] = "UnxCmplt",
+    [17] = "RxOF",          [18] = "MalfTLP",
+    [19] = "ECRC",          [20] = "UnsupReq",
+    [21] = "ACSViol",       [22] = "UncorrIntErr",
+    [23] = "BlockedTLP",    [24] = "AtomicOpBlocked",
+    [25] = "TLPBlockedErr", [26] = "PoisonTLPBlocked",
+};
+
+static const char *const aer_class_keys[SIM_AER_CLASSES] = {"correctable", "nonfatal", "fatal"};
+static const char *const aer_keys[] = {"correctable", "nonfatal", "fatal", NULL};
+static const char *const aer_unnamed_prefix[SIM_AER_CLASSES] = {
+    "dev_cor_errs_bit", "dev_nonfatal_errs_bit", "dev_fatal_errs_bit"};
+
+/* Bit of a counter name in its class, or -1. */
+static int aer_bit(enum sim_aer_class cls, const char *name)
+{
+        const char *const *names = cls == SIM_AER_CORRECTABLE ? aer_cor_names : aer_uncor_names;
+        int bits = cls == SIM_AER_CORRECTABLE ? AER_COR_BITS : AER_UNCOR_BITS;
+        size_t plen = strlen(aer_unnamed_prefix[cls]);
+
+        for (int i = 0; i < bits; i++) {
+                if (names[i] && !strcmp(names[i], name))
+                        return i;
+        }
+        if (!strncmp(name, aer_unnamed_prefix[cls], plen) && name[plen] == '[') {
+                const char *p = name + plen + 1;
+                int bit = 0;
+
+                if (*p < '0' || *p > '9')
+                        return -1;
+                while (*p >= '0' && *p <= '9' && bit < 100)
+                        bit = bit * 10 + (*p++ - '0');
+                if (p[0] == ']' && !p[1] && bit < bits && !names[bit])
+                        return bit;
+        }
+        return -1;
+}
+
+/* ---- device parsing ---- */
+
+static const char *kind_what(enum sim_dev_kind kind)
+{
+        switch (kind) {
+        case SIM_ROOT_PORT:
+                return "a Root Port";
+        case SIM_SWITCH_UP:
+                return "a switch (upstream port)";
+        case SIM_SWITCH_DOWN:
+                return "a switch downstream port";
+        case SIM_ENDPOINT:
+                return "an endpoint";
+        case SIM_RCIEP:
+                return "an RCiEP";
+        }
+        return "a device";
+}
+
+static bool is_bridge(enum sim_dev_kind kind)
+{
+        return kind == SIM_ROOT_PORT || kind == SIM_SWITCH_UP || kind == SIM_SWITCH_DOWN;
+}
+
+static int parse_link(struct ctx *c, json_object *o, const char *path, struct sim_device *d,
+                      struct devinfo *inf)
+{
+        static const char *const keys[] = {"max_speed", "max_width", "speed", "width", NULL};
+        char p[PATH_LEN];
+        json_object *v;
+        long long w;
+        int r;
+
+        r = need_object(c, o, path);
+        if (r)
+                return r;
+        r = check_keys(c, o, path, "a link", keys);
+        if (r)
+                return r;
+        path_key(p, sizeof(p), path, "max_speed");
+        v = member(o, "max_speed");
+        if (!v)
+                return fail(c, p, "missing (the fastest speed this end supports, e.g. \"16GT/s\")");
+        r = get_speed(c, v, p, &d->max_speed);
+        if (r)
+                return r;
+        path_key(p, sizeof(p), path, "max_width");
+        v = member(o, "max_width");
+        if (!v)
+                return fail(c, p, "missing (lanes: 1, 2, 4, 8, 12, 16 or 32)");
+        r = get_int(c, v, p, 1, 32, &w);
+        if (r)
+                return r;
+        if (!valid_width(w))
+                return fail(c, p, "x%lld is not a PCIe link width (1, 2, 4, 8, 12, 16 or 32)", w);
+        d->max_width = (unsigned int)w;
+        d->cur_speed = d->max_speed;
+        d->cur_width = d->max_width;
+
+        v = member(o, "speed");
+        if (v) {
+                path_key(p, sizeof(p), path, "speed");
+                r = get_speed(c, v, p, &d->cur_speed);
+                if (r)
+                        return r;
+                if (d->cur_speed > d->max_speed)
+                        return fail(c, p, "%s is above max_speed %s", speed_names[d->cur_speed],
+                                    speed_names[d->max_speed]);
+                inf->has_speed = true;
+        }
+        v = member(o, "width");
+        if (v) {
+                path_key(p, sizeof(p), path, "width");
+                r = get_int(c, v, p, 0, 32, &w);
+                if (r)
+                        return r;
+                if (w && !valid_width(w))
+                        return fail(c, p,
+                                    "x%lld is not a PCIe link width (0 = link down, 1, 2, 4, 8, "
+                                    "12, 16 or 32)",
+                                    w);
+                if ((unsigned int)w > d->max_width)
+                        return fail(c, p, "x%lld is above max_width x%u", w, d->max_width);
+                d->cur_width = (unsigned int)w;
+                inf->has_width = true;
+        }
+        return 0;
+}
+
+static int parse_aer_counter(struct ctx *c, json_object *v, const char *path,
+                             struct sim_aer_counter *ctr)
+{
+        static const char *const keys[] = {"initial", "per_second", NULL};
+        char p[PATH_LEN];
+        json_object *x;
+        long long n;
+        int r;
+
+        if (!json_object_is_type(v, json_type_object)) {
+                r = get_int(c, v, path, 0, 1LL << 53, &n);
+                if (r)
+                        return r;
+                ctr->initial = (uint64_t)n;
+                return 0;
+        }
+        r = check_keys(c, v, path, "an AER counter", keys);
+        if (r)
+                return r;
+        x = member(v, "initial");
+        if (x) {
+                path_key(p, sizeof(p), path, "initial");
+                r = get_int(c, x, p, 0, 1LL << 53, &n);
+                if (r)
+                        return r;
+                ctr->initial = (uint64_t)n;
+        }
+        x = member(v, "per_second");
+        if (x) {
+                path_key(p, sizeof(p), path, "per_second");
+                r = get_double(c, x, p, 0, 1e9, &ctr->per_second);
+                if (r)
+                        return r;
+        }
+        return 0;
+}
+
+static int parse_aer(struct ctx *c, json_object *o, const char *path, struct sim_device *d)
+{
+        char p[PATH_LEN], cp[PATH_LEN];
+        int r;
+
+        if (json_object_is_type(o, json_type_boolean)) {
+                d->has_aer = json_object_get_boolean(o);
+                return 0;
+        }
+        if (!json_object_is_type(o, json_type_object))
+                return fail(c, path,
+                            "expected true, false or an object with \"correctable\", "
+                            "\"nonfatal\", \"fatal\", got %s",
+                            type_desc(o));
+        r = check_keys(c, o, path, "\"aer\"", aer_keys);
+        if (r)
+                return r;
+        d->has_aer = true;
+        for (int cls = 0; cls < SIM_AER_CLASSES; cls++) {
+                json_object *co = member(o, aer_class_keys[cls]);
+
+                if (!co)
+                        continue;
+                path_key(cp, sizeof(cp), path, aer_class_keys[cls]);
+                r = need_object(c, co, cp);
+                if (r)
+                        return r;
+                json_object_object_foreach(co, name, val)
+                {
+                        struct sim_aer_counter *ctr;
+
+                        path_key(p, sizeof(p), cp, name);
+                        if (aer_bit((enum sim_aer_class)cls, name) < 0)
+                                return fail(c, p,
+                                            "unknown %s AER counter (names as in the kernel's "
+                                            "aer_dev_%s file, e.g. %s, or %s[N] for an unnamed "
+                                            "bit N)",
+                                            aer_class_keys[cls], aer_class_keys[cls],
+                                            cls == SIM_AER_CORRECTABLE ? "RxErr, BadTLP, BadDLLP"
+                                                                       : "DLP, CmpltTO, UnsupReq",
+                                            aer_unnamed_prefix[cls]);
+                        if (d->aer_count[cls] >= SIM_AER_MAX)
+                                return fail(c, p, "more than %d counters", SIM_AER_MAX);
+                        ctr = &d->aer[cls][d->aer_count[cls]];
+                        memset(ctr, 0, sizeof(*ctr));
+                        snprintf(ctr->name, sizeof(ctr->name), "%s", name);
+                        r = parse_aer_counter(c, val, p, ctr);
+                        if (r)
+                                return r;
+                        d->aer_count[cls]++;
+                }
+        }
+        return 0;
+}
+
+/* ---- workloads ---- */
+
+static const char *const flow_keys[SIM_FLOW_KINDS] = {"dma_write", "dma_read", "mmio_write",
+                                                      "mmio_read"};
+
+/* A number (one value, weight 1) or [[value, weight], ...]. */
+static int parse_dist(struct ctx *c, json_object *v, const char *path, double max, const char *unit,
+                      struct sim_dist *d)
+{
+        char p[PATH_LEN], pp[PATH_LEN];
+        size_t n;
+        int r;
+
+        if (json_object_is_type(v, json_type_int) || json_object_is_type(v, json_type_double)) {
+                d->count = 1;
+                d->weight[0] = 1;
+                r = get_double(c, v, path, 0, max, &d->value[0]);
+                if (r)
+                        return r;
+                if (d->value[0] <= 0)
+                        return fail(c, path, "%g %s: must be above 0", d->value[0], unit);
+                return 0;
+        }
+        if (!json_object_is_type(v, json_type_array))
+                return fail(c, path, "expected a number or [[%s, weight], ...], got %s", unit,
+                            type_desc(v));
+        n = json_object_array_length(v);
+        if (n == 0 || n > SIM_DIST_MAX)
+                return fail(c, path, "%zu points: 1 to %d are allowed", n, SIM_DIST_MAX);
+        for (size_t i = 0; i < n; i++) {
+                json_object *pt = json_object_array_get_idx(v, i);
+
+                path_idx(p, sizeof(p), path, i);
+                if (!json_object_is_type(pt, json_type_array) || json_object_array_length(pt) != 2)
+                        return fail(c, p, "expected a pair [%s, weight]", unit);
+                path_idx(pp, sizeof(pp), p, 0);
+                r = get_double(c, json_object_array_get_idx(pt, 0), pp, 0, max, &d->value[i]);
+                if (r)
+                        return r;
+                if (d->value[i] <= 0)
+                        return fail(c, pp, "%g %s: must be above 0", d->value[i], unit);
+                path_idx(pp, sizeof(pp), p, 1);
+                r = get_double(c, json_object_array_get_idx(pt, 1), pp, 0, 1e12, &d->weight[i]);
+                if (r)
+                        return r;
+                if (d->weight[i] <= 0)
+                        return fail(c, pp, "weight %g: must be above 0", d->weight[i]);
+        }
+        d->count = n;
+        return 0;
+}
+
+static void dist_one(struct sim_dist *d, double value)
+{
+        memset(d, 0, sizeof(*d));
+        d->count = 1;
+        d->value[0] = value;
+        d->weight[0] = 1;
+}
+
+static int parse_flow(struct ctx *c, json_object *o, const char *path, struct sim_flow *f)
+{
+        static const char *const keys[] = {"bytes_per_second", "sizes", "latency_ns", NULL};
+        char p[PATH_LEN];
+        json_object *v;
+        int r;
+
+        r = need_object(c, o, path);
+        if (r)
+                return r;
+        r = check_keys(c, o, path, "a flow", keys);
+        if (r)
+                return r;
+        v = member(o, "bytes_per_second");
+        if (v) {
+                path_key(p, sizeof(p), path, "bytes_per_second");
+                r = get_double(c, v, p, 0, 1e12, &f->bytes_per_second);
+                if (r)
+                        return r;
+        }
+        v = member(o, "sizes");
+        if (v) {
+                path_key(p, sizeof(p), path, "sizes");
+                r = parse_dist(c, v, p, 64.0 * 1024 * 1024, "bytes", &f->size);
+                if (r)
+                        return r;
+                for (size_t i = 0; i < f->size.count; i++) {
+                        if (f->size.value[i] != (double)(long long)f->size.value[i])
+                                return fail(c, p, "%g bytes: sizes are whole bytes",
+                                            f->size.value[i]);
+                }
+        }
+        v = member(o, "latency_ns");
+        if (v) {
+                path_key(p, sizeof(p), path, "latency_ns");
+                r = parse_dist(c, v, p, 1e9, "ns", &f->latency);
+                if (r)
+                        return r;
+        }
+        return 0;
+}
+
+static int parse_workload(struct ctx *c, json_object *o, const char *path, struct sim_workload *w)
+{
+        static const char *const keys[] = {"dma_write", "dma_read", "mmio_write",
+                                           "mmio_read", "phases",   NULL};
+        static const double def_size[SIM_FLOW_KINDS] = {4096, 4096, 8, 4};
+        static const double def_latency[SIM_FLOW_KINDS] = {300, 1000, 100, 1000};
+        static const char *const phase_keys[] = {"duration_s", "scale", NULL};
+        char p[PATH_LEN], pp[PATH_LEN], ppp[PATH_LEN];
+        json_object *v;
+        int r;
+
+        r = need_object(c, o, path);
+        if (r)
+                return r;
+        r = check_keys(c, o, path, "a workload", keys);
+        if (r)
+                return r;
+        for (int k = 0; k < SIM_FLOW_KINDS; k++) {
+                w->flow[k].bytes_per_second = 0;
+                dist_one(&w->flow[k].size, def_size[k]);
+                dist_one(&w->flow[k].latency, def_latency[k]);
+                v = member(o, flow_keys[k]);
+                if (!v)
+                        continue;
+                path_key(p, sizeof(p), path, flow_keys[k]);
+                r = parse_flow(c, v, p, &w->flow[k]);
+                if (r)
+                        return r;
+        }
+        v = member(o, "phases");
+        if (v) {
+                path_key(p, sizeof(p), path, "phases");
+                r = need_array(c, v, p, SIM_PHASES_MAX);
+                if (r)
+                        return r;
+                for (size_t i = 0; i < json_object_array_length(v); i++) {
+                        json_object *ph = json_object_array_get_idx(v, i);
+                        json_object *x;
+
+                        path_idx(pp, sizeof(pp), p, i);
+                        r = need_object(c, ph, pp);
+                        if (!r)
+                                r = check_keys(c, ph, pp, "a phase", phase_keys);
+                        if (r)
+                                return r;
+                        path_key(ppp, sizeof(ppp), pp, "duration_s");
+                        x = member(ph, "duration_s");
+                        if (!x)
+                                return fail(c, ppp, "missing (seconds, above 0)");
+                        r = get_double(c, x, ppp, 0, 1e6, &w->phases[i].duration);
+                        if (r)
+                                return r;
+                        if (w->phases[i].duration <= 0)
+                                return fail(c, ppp, "%g s: must be above 0", w->phases[i].duration);
+                        path_key(ppp, sizeof(ppp), pp, "scale");
+                        x = member(ph, "scale");
+                        if (!x)
+                                return fail(c, ppp, "missing (multiplies every flow, >= 0)");
+                        r = get_double(c, x, ppp, 0, 1000, &w->phases[i].scale);
+                        if (r)
+                                return r;
+                }
+                w->phase_count = json_object_array_length(v);
+        }
+        return 0;
+}
+
+/* ---- devices ---- */
+
+#define COMMON_KEYS                                                                                \
+        "bdf", "name", "vendor", "device", "subsystem_vendor", "subsystem_device", "class",        \
+            "revision", "mpss", "mps", "mrrs", "numa_node", "aer"
+
+static const char *const keys_port[] = {COMMON_KEYS,   "link",     "hotplug", "secondary",
+                                        "subordinate", "children", NULL};
+static const char *const keys_switch[] = {COMMON_KEYS,   "kind",       "link", "secondary",
+                                          "subordinate", "downstream", NULL};
+static const char *const keys_endpoint[] = {COMMON_KEYS, "kind", "link", "workload", NULL};
+static const char *const keys_rciep[] = {COMMON_KEYS, NULL};
+
+static int new_device(struct ctx *c, const char *path, size_t *idx)
+{
+        struct sim_machine *m = c->m;
+
+        if (m->device_count >= SIM_MAX_DEVICES)
+                return fail(c, path, "more than %d devices", SIM_MAX_DEVICES);
+        if (m->device_count == c->cap) {
+                size_t cap = c->cap ? c->cap * 2 : 64;
+                struct sim_device *d;
+                struct devinfo *inf;
+
+                if (cap > SIM_MAX_DEVICES)
+                        cap = SIM_MAX_DEVICES;
+                d = realloc(m->devices, cap * sizeof(*d));
+                if (!d)
+                        return -ENOMEM;
+                m->devices = d;
+                inf = realloc(c->info, cap * sizeof(*inf));
+                if (!inf)
+                        return -ENOMEM;
+                c->info = inf;
+                c->cap = cap;
+        }
+        *idx = m->device_count++;
+        memset(&m->devices[*idx], 0, sizeof(m->devices[*idx]));
+        memset(&c->info[*idx], 0, sizeof(c->info[*idx]));
+        snprintf(c->info[*idx].path, sizeof(c->info[*idx].path), "%s", path);
+        return 0;
+}
+
+static int parse_child(struct ctx *c, json_object *o, const char *path, size_t parent, size_t core,
+                       int numa);
+
+static int parse_device(struct ctx *c, json_object *o, const char *path, enum sim_dev_kind kind,
+                        size_t parent, size_t core, int numa)
+{
+        const char *const *keys = kind == SIM_ROOT_PORT || kind == SIM_SWITCH_DOWN ? keys_port
+                                  : kind == SIM_SWITCH_UP                          ? keys_switch
+                                  : kind == SIM_ENDPOINT                           ? keys_endpoint
+                                                                                   : keys_rciep;
+        struct sim_machine *m = c->m;
+        struct sim_device *d;
+        struct devinfo *inf;
+        char p[PATH_LEN], pp[PATH_LEN];
+        unsigned long hex;
+        json_object *v;
+        bool given;
+        size_t idx = 0;
+        long long x;
+        int r;
+
+        r = need_object(c, o, path);
+        if (!r)
+                r = check_keys(c, o, path, kind_what(kind), keys);
+        if (!r)
+                r = new_device(c, path, &idx);
+        if (r)
+                return r;
+        d = &m->devices[idx];
+        inf = &c->info[idx];
+        d->kind = kind;
+        d->parent = parent;
+        d->core = core;
+        d->numa_node = numa;
+
+        path_key(p, sizeof(p), path, "bdf");
+        v = member(o, "bdf");
+        if (!v)
+                return fail(c, p, "missing (every device states its BDF, e.g. \"0000:01:00.0\")");
+        r = get_bdf(c, v, p, &d->domain, &d->bus, &d->dev, &d->fn);
+        if (r)
+                return r;
+        for (size_t i = 0; i < idx; i++) {
+                const struct sim_device *o2 = &m->devices[i];
+
+                if (o2->domain == d->domain && o2->bus == d->bus && o2->dev == d->dev &&
+                    o2->fn == d->fn)
+                        return fail(c, p, "duplicate BDF %s: already used by %s",
+                                    json_object_get_string(v), c->info[i].path);
+        }
+        if (parent != SIM_NONE) {
+                const struct sim_device *pd = &m->devices[parent];
+                char pb[16];
+
+                sim_device_bdf(pd, pb, sizeof(pb));
+                if (d->domain != pd->domain)
+                        return fail(c, p, "domain %04x differs from the domain of its parent %s",
+                                    d->domain, pb);
+                if (d->bus == pd->bus)
+                        return fail(c, p,
+                                    "bus 0x%02x is the bus of its parent %s: a device below a "
+                                    "bridge sits on the bridge's secondary bus",
+                                    d->bus, pb);
+                if (d->bus < pd->bus)
+                        return fail(c, p,
+                                    "bus 0x%02x is below the bus 0x%02x of its parent %s: bus "
+                                    "numbers grow away from the root",
+                                    d->bus, pd->bus, pb);
+                if ((pd->kind == SIM_ROOT_PORT || pd->kind == SIM_SWITCH_DOWN) && d->dev != 0)
+                        return fail(c, p,
+                                    "device 0x%02x below %s: a PCIe link carries one device, so "
+                                    "only device 00 exists below a Root Port or downstream port",
+                                    d->dev, pb);
+        }
+
+        v = member(o, "name");
+        if (v) {
+                path_key(p, sizeof(p), path, "name");
+                r = get_string(c, v, p, d->name, sizeof(d->name));
+                if (r)
+                        return r;
+        }
+        path_key(p, sizeof(p), path, "vendor");
+        v = member(o, "vendor");
+        if (!v)
+                return fail(c, p, "missing (hex vendor id, e.g. \"0x19e5\")");
+        r = get_hex(c, v, p, 0xffff, &hex);
+        if (r)
+                return r;
+        if (hex == 0xffff || hex == 0)
+                return fail(c, p, "0x%04lx is not a valid vendor id", hex);
+        d->vendor = (uint16_t)hex;
+        path_key(p, sizeof(p), path, "device");
+        v = member(o, "device");
+        if (!v)
+                return fail(c, p, "missing (hex device id)");
+        r = get_hex(c, v, p, 0xffff, &hex);
+        if (r)
+                return r;
+        d->device = (uint16_t)hex;
+        v = member(o, "subsystem_vendor");
+        if (v) {
+                path_key(p, sizeof(p), path, "subsystem_vendor");
+                r = get_hex(c, v, p, 0xffff, &hex);
+                if (r)
+                        return r;
+                d->subsys_vendor = (uint16_t)hex;
+        }
+        v = member(o, "subsystem_device");
+        if (v) {
+                path_key(p, sizeof(p), path, "subsystem_device");
+                r = get_hex(c, v, p, 0xffff, &hex);
+                if (r)
+                        return r;
+                d->subsys_device = (uint16_t)hex;
+        }
+        path_key(p, sizeof(p), path, "class");
+        v = member(o, "class");
+        if (v) {
+                r = get_hex(c, v, p, 0xffffff, &hex);
+                if (r)
+                        return r;
+                d->class_code = (uint32_t)hex;
+                if (is_bridge(kind) && (hex >> 8) != 0x0604)
+                        return fail(c, p,
+                                    "0x%06lx: a PCIe port is a PCI-to-PCI bridge, class 0x0604xx",
+                                    hex);
+                if (!is_bridge(kind) && (hex >> 8) == 0x0604)
+                        return fail(c, p,
+                                    "0x%06lx is the PCI bridge class, but this is %s (a type 0 "
+                                    "header)",
+                                    hex, kind_what(kind));
+        } else if (is_bridge(kind)) {
+                d->class_code = BRIDGE_CLASS;
+        } else {
+                return fail(c, p, "missing (hex class code, e.g. \"0x010802\" for NVMe)");
+        }
+        v = member(o, "revision");
+        if (v) {
+                path_key(p, sizeof(p), path, "revision");
+                r = get_hex(c, v, p, 0xff, &hex);
+                if (r)
+                        return r;
+                d->revision = (uint8_t)hex;
+        }
+
+        d->mpss = DEF_MPSS;
+        r = get_payload(c, o, path, "mpss", &d->mpss, &given);
+        if (r)
+                return r;
+        if (kind == SIM_RCIEP || kind == SIM_ROOT_PORT || parent == SIM_NONE) {
+                d->mps = d->mpss;
+        } else {
+                unsigned int up = m->devices[parent].mps;
+
+                d->mps = d->mpss < up ? d->mpss : up;
+        }
+        r = get_payload(c, o, path, "mps", &d->mps, &given);
+        if (r)
+                return r;
+        if (d->mps > d->mpss) {
+                path_key(p, sizeof(p), path, given ? "mps" : "mpss");
+                return fail(c, p, "mps %u is above mpss %u", d->mps, d->mpss);
+        }
+        d->mrrs = DEF_MRRS;
+        r = get_payload(c, o, path, "mrrs", &d->mrrs, &given);
+        if (r)
+                return r;
+
+        v = member(o, "numa_node");
+        if (v) {
+                path_key(p, sizeof(p), path, "numa_node");
+                r = get_int(c, v, p, -1, 1023, &x);
+                if (r)
+                        return r;
+                d->numa_node = (int)x;
+        }
+
+        d->has_aer = kind != SIM_RCIEP;
+        v = member(o, "aer");
+        if (v) {
+                path_key(p, sizeof(p), path, "aer");
+                r = parse_aer(c, v, p, d);
+                if (r)
+                        return r;
+        }
+
+        path_key(p, sizeof(p), path, "link");
+        v = member(o, "link");
+        if (kind != SIM_RCIEP) {
+                if (!v)
+                        return fail(c, p,
+                                    "missing (e.g. {\"max_speed\": \"16GT/s\", \"max_width\": 4})");
+                r = parse_link(c, v, p, d, inf);
+                if (r)
+                        return r;
+        }
+
+        v = member(o, "hotplug");
+        if (v) {
+                path_key(p, sizeof(p), path, "hotplug");
+                r = get_bool(c, v, p, &d->hotplug);
+                if (r)
+                        return r;
+        }
+
+        v = member(o, "workload");
+        if (v) {
+                path_key(p, sizeof(p), path, "workload");
+                r = parse_workload(c, v, p, &d->workload);
+                if (r)
+                        return r;
+                d->has_workload = true;
+        }
+
+        if (is_bridge(kind)) {
+                v = member(o, "secondary");
+                if (v) {
+                        path_key(p, sizeof(p), path, "secondary");
+                        r = get_int(c, v, p, 1, 255, &x);
+                        if (r)
+                                return r;
+                        if (x <= d->bus)
+                                return fail(c, p,
+                                            "0x%02llx is not above the bridge's own bus 0x%02x", x,
+                                            d->bus);
+                        inf->has_secondary = true;
+                        inf->secondary = (unsigned int)x;
+                }
+                v = member(o, "subordinate");
+                if (v) {
+                        path_key(p, sizeof(p), path, "subordinate");
+                        r = get_int(c, v, p, 1, 255, &x);
+                        if (r)
+                                return r;
+                        if (x <= d->bus)
+                                return fail(c, p,
+                                            "0x%02llx is not above the bridge's own bus 0x%02x", x,
+                                            d->bus);
+                        inf->has_subordinate = true;
+                        inf->subordinate = (unsigned int)x;
+                }
+        }
+
+        if (kind == SIM_ROOT_PORT || kind == SIM_SWITCH_DOWN) {
+                v = member(o, "children");
+                if (v) {
+                        path_key(p, sizeof(p), path, "children");
+                        r = need_array(c, v, p, SIM_MAX_DEVICES);
+                        if (r)
+                                return r;
+                        for (size_t i = 0; i < json_object_array_length(v); i++) {
+                                path_idx(pp, sizeof(pp), p, i);
+                                r = parse_child(c, json_object_array_get_idx(v, i), pp, idx, core,
+                                                numa);
+                                if (r)
+                                        return r;
+                        }
+                }
+        } else if (kind == SIM_SWITCH_UP) {
+                v = member(o, "downstream");
+                if (v) {
+                        path_key(p, sizeof(p), path, "downstream");
+                        r = need_array(c, v, p, SIM_MAX_DEVICES);
+                        if (r)
+                                return r;
+                        for (size_t i = 0; i < json_object_array_length(v); i++) {
+                                path_idx(pp, sizeof(pp), p, i);
+                                r = parse_device(c, json_object_array_get_idx(v, i), pp,
+                                                 SIM_SWITCH_DOWN, idx, core, numa);
+                                if (r)
+                                        return r;
+                        }
+                }
+        }
+        return 0;
+}
+
+static int parse_child(struct ctx *c, json_object *o, const char *path, size_t parent, size_t core,
+                       int numa)
+{
+        enum sim_dev_kind kind = SIM_ENDPOINT;
+        char p[PATH_LEN], buf[16];
+        json_object *v;
+        int r;
+
+        r = need_object(c, o, path);
+        if (r)
+                return r;
+        v = member(o, "kind");
+        if (v) {
+                path_key(p, sizeof(p), path, "kind");
+                if (!json_object_is_type(v, json_type_string))
+                        return fail(c, p, "expected \"endpoint\" or \"switch\", got %s",
+                                    type_desc(v));
+                r = get_string(c, v, p, buf, sizeof(buf));
+                if (r || (strcmp(buf, "endpoint") && strcmp(buf, "switch")))
+                        return fail(c, p, "\"%s\": expected \"endpoint\" or \"switch\"",
+                                    json_object_get_string(v));
+                if (!strcmp(buf, "switch"))
+                        kind = SIM_SWITCH_UP;
+        }
+        return parse_device(c, o, path, kind, parent, core, numa);
+}
+
+/* ---- SICLs, cores, the machine ---- */
+
+/* "0-31,64-95" into the owner map; *first receives the lowest CPU. */
+static int parse_cpulist(struct ctx *c, json_object *v, const char *path, unsigned int sicl_index,
+                         int *first)
+{
+        char buf[SIM_TEXT_MAX];
+        const char *s = buf;
+        unsigned int cpus = c->m->cpus;
+        int r = get_string(c, v, path, buf, sizeof(buf));
+
+        if (r)
+                return r;
+        *first = -1;
+        while (*s) {
+                unsigned long a, b;
+                char *end;
+
+                if (*s < '0' || *s > '9')
+                        return fail(c, path, "\"%s\" is not a CPU list such as \"0-31,64-95\"",
+                                    buf);
+                a = strtoul(s, &end, 10);
+                b = a;
+                s = end;
+                if (*s == '-') {
+                        s++;
+                        if (*s < '0' || *s > '9')
+                                return fail(c, path,
+                                            "\"%s\" is not a CPU list such as \"0-31,64-95\"", buf);
+                        b = strtoul(s, &end, 10);
+                        s = end;
+                }
+                if (*s == ',' && s[1])
+                        s++;
+                else if (*s)
+                        return fail(c, path, "\"%s\" is not a CPU list such as \"0-31,64-95\"",
+                                    buf);
+                if (a > b)
+                        return fail(c, path, "range %lu-%lu runs backwards", a, b);
+                if (b >= cpus)
+                        return fail(c, path, "CPU %lu does not exist (the machine has %u CPUs)", b,
+                                    cpus);
+                for (unsigned long cpu = a; cpu <= b; cpu++) {
+                        if (c->cpu_owner[cpu] && c->cpu_owner[cpu] != sicl_index + 1)
+                                return fail(c, path, "CPU %lu is also listed by sicls[%u]", cpu,
+                                            (unsigned int)c->cpu_owner[cpu] - 1);
+                        c->cpu_owner[cpu] = (unsigned char)(sicl_index + 1);
+                        if (*first < 0 || (int)cpu < *first)
+                                *first = (int)cpu;
+                }
+        }
+        if (*first < 0)
+                return fail(c, path, "empty CPU list");
+        return 0;
+}
+
+static int parse_funcref(struct ctx *c, json_object *v, const char *path, struct funcref *ref)
+{
+        int r;
+
+        if (!v)
+                return 0;
+        r = get_bdf(c, v, path, &ref->domain, &ref->bus, &ref->dev, &ref->fn);
+        if (r)
+                return r;
+        ref->set = true;
+        snprintf(ref->path, sizeof(ref->path), "%s", path);
+        return 0;
+}
+
+static int parse_core(struct ctx *c, json_object *o, const char *path, unsigned int sicl,
+                      int sicl_numa, int sicl_cpu)
+{
+        static const char *const keys[] = {"id",  "cpu", "identifier", "numa_node",
+                                           "pmu", "ptt", "root_ports", NULL};
+        struct sim_machine *m = c->m;
+        struct sim_core *core;
+        char p[PATH_LEN], pp[PATH_LEN];
+        unsigned long hex;
+        json_object *v;
+        size_t ci;
+        long long x;
+        int r;
+
+        r = need_object(c, o, path);
+        if (!r)
+                r = check_keys(c, o, path, "a PCIe core", keys);
+        if (r)
+                return r;
+        if (m->core_count >= SIM_MAX_CORES)
+                return fail(c, path, "more than %d PCIe cores", SIM_MAX_CORES);
+        ci = m->core_count++;
+        core = &m->cores[ci];
+        snprintf(c->core_path[ci], sizeof(c->core_path[ci]), "%s", path);
+        core->sicl = sicl;
+        core->pmu_function = SIM_NONE;
+        core->ptt_function = SIM_NONE;
+
+        path_key(p, sizeof(p), path, "id");
+        v = member(o, "id");
+        if (!v)
+                return fail(c, p, "missing (the core number in hisi_pcie<sicl>_core<id>)");
+        r = get_int(c, v, p, 0, 0xffff, &x);
+        if (r)
+                return r;
+        core->id = (unsigned int)x;
+        for (size_t i = 0; i < ci; i++) {
+                if (m->cores[i].sicl == sicl && m->cores[i].id == core->id)
+                        return fail(c, p, "core %u is already described by %s", core->id,
+                                    c->core_path[i]);
+        }
+        core->numa_node = sicl_numa;
+        v = member(o, "numa_node");
+        if (v) {
+                path_key(p, sizeof(p), path, "numa_node");
+                r = get_int(c, v, p, -1, 1023, &x);
+                if (r)
+                        return r;
+                core->numa_node = (int)x;
+        }
+        core->cpu = sicl_cpu < 0 ? 0 : sicl_cpu;
+        v = member(o, "cpu");
+        if (v) {
+                path_key(p, sizeof(p), path, "cpu");
+                r = get_int(c, v, p, 0, (long long)m->cpus - 1, &x);
+                if (r)
+                        return r;
+                core->cpu = (int)x;
+        }
+        core->identifier = c->identifier;
+        v = member(o, "identifier");
+        if (v) {
+                path_key(p, sizeof(p), path, "identifier");
+                r = get_hex(c, v, p, 0xffffffffUL, &hex);
+                if (r)
+                        return r;
+                core->identifier = (uint32_t)hex;
+        }
+        path_key(p, sizeof(p), path, "pmu");
+        r = parse_funcref(c, member(o, "pmu"), p, &c->pmu[ci]);
+        if (r)
+                return r;
+        path_key(p, sizeof(p), path, "ptt");
+        r = parse_funcref(c, member(o, "ptt"), p, &c->ptt[ci]);
+        if (r)
+                return r;
+
+        path_key(p, sizeof(p), path, "root_ports");
+        v = member(o, "root_ports");
+        if (!v)
+                return fail(c, p, "missing (the core's Root Ports, at least one)");
+        r = need_array(c, v, p, MAX_PORTS);
+        if (r)
+                return r;
+        if (json_object_array_length(v) == 0)
+                return fail(c, p, "empty: a PCIe core has at least one Root Port");
+        for (size_t i = 0; i < json_object_array_length(v); i++) {
+                size_t idx = m->device_count;
+
+                path_idx(pp, sizeof(pp), p, i);
+                r = parse_device(c, json_object_array_get_idx(v, i), pp, SIM_ROOT_PORT, SIM_NONE,
+                                 ci, core->numa_node);
+                if (r)
+                        return r;
+                core->ports[core->port_count++] = idx;
+        }
+        return 0;
+}
+
+static int parse_rcieps(struct ctx *c, json_object *v, const char *path, int numa)
+{
+        char p[PATH_LEN];
+        int r = need_array(c, v, path, SIM_MAX_DEVICES);
+
+        for (size_t i = 0; !r && i < json_object_array_length(v); i++) {
+                path_idx(p, sizeof(p), path, i);
+                r = parse_device(c, json_object_array_get_idx(v, i), p, SIM_RCIEP, SIM_NONE,
+                                 SIM_NONE, numa);
+        }
+        return r;
+}
+
+static int parse_sicl(struct ctx *c, json_object *o, const char *path, unsigned int index,
+                      unsigned int *ids)
+{
+        static const char *const keys[] = {"id", "numa_node", "cpus", "cores", "rcieps", NULL};
+        char p[PATH_LEN], pp[PATH_LEN];
+        json_object *v;
+        int first_cpu = -1;
+        long long id, numa;
+        int r;
+
+        r = need_object(c, o, path);
+        if (!r)
+                r = check_keys(c, o, path, "a SICL", keys);
+        if (r)
+                return r;
+        path_key(p, sizeof(p), path, "id");
+        v = member(o, "id");
+        if (!v)
+                return fail(c, p, "missing (the <sicl> in hisi_pcie<sicl>_core<core>)");
+        r = get_int(c, v, p, 0, 0xffff, &id);
+        if (r)
+                return r;
+        for (unsigned int i = 0; i < index; i++) {
+                if (ids[i] == (unsigned int)id)
+                        return fail(c, p, "SICL %lld is already described by sicls[%u]", id, i);
+        }
+        ids[index] = (unsigned int)id;
+        path_key(p, sizeof(p), path, "numa_node");
+        v = member(o, "numa_node");
+        if (!v)
+                return fail(c, p, "missing (the NUMA node its devices report, -1 for none)");
+        r = get_int(c, v, p, -1, 1023, &numa);
+        if (r)
+                return r;
+        v = member(o, "cpus");
+        if (v) {
+                path_key(p, sizeof(p), path, "cpus");
+                r = parse_cpulist(c, v, p, index, &first_cpu);
+                if (r)
+                        return r;
+        }
+        v = member(o, "cores");
+        if (v) {
+                path_key(p, sizeof(p), path, "cores");
+                r = need_array(c, v, p, SIM_MAX_CORES);
+                if (r)
+                        return r;
+                for (size_t i = 0; i < json_object_array_length(v); i++) {
+                        path_idx(pp, sizeof(pp), p, i);
+                        r = parse_core(c, json_object_array_get_idx(v, i), pp, (unsigned int)id,
+                                       (int)numa, first_cpu);
+                        if (r)
+                                return r;
+                }
+        }
+        v = member(o, "rcieps");
+        if (v) {
+                path_key(p, sizeof(p), path, "rcieps");
+                r = parse_rcieps(c, v, p, (int)numa);
+                if (r)
+                        return r;
+        }
+        return 0;
+}
+
+static const struct {
+        const char *name;
+        int err;
+} errno_names[] = {
+    {"EPERM", EPERM},   {"ENOENT", ENOENT}, {"EIO", EIO},       {"ENXIO", ENXIO},
+    {"E2BIG", E2BIG},   {"EBADF", EBADF},   {"EAGAIN", EAGAIN}, {"ENOMEM", ENOMEM},
+    {"EACCES", EACCES}, {"EFAULT", EFAULT}, {"EBUSY", EBUSY},   {"ENODEV", ENODEV},
+    {"EINVAL", EINVAL}, {"EMFILE", EMFILE}, {"ENOSPC", ENOSPC}, {"EOPNOTSUPP", EOPNOTSUPP},
+    {"ENOSYS", ENOSYS},
+};
+
+static int parse_injection(struct ctx *c, json_object *o, const char *path,
+                           struct sim_injection *inj)
+{
+        static const char *const keys[] = {"pmu", "errno", "count", NULL};
+        char p[PATH_LEN], buf[32];
+        json_object *v;
+        long long x;
+        int r;
+
+        r = need_object(c, o, path);
+        if (!r)
+                r = check_keys(c, o, path, "an injection", keys);
+        if (r)
+                return r;
+        v = member(o, "pmu");
+        if (v) {
+                path_key(p, sizeof(p), path, "pmu");
+                r = get_string(c, v, p, inj->pmu, sizeof(inj->pmu));
+                if (r)
+                        return r;
+                if (inj->pmu[0]) {
+                        bool found = false;
+
+                        for (size_t i = 0; i < c->m->core_count && !found; i++) {
+                                const struct sim_core *core = &c->m->cores[i];
+
+                                snprintf(buf, sizeof(buf), "hisi_pcie%u_core%u", core->sicl,
+                                         core->id);
+                                found = !strcmp(buf, inj->pmu);
+                        }
+                        if (!found)
+                                return fail(c, p,
+                                            "no PMU \"%s\" on this machine (the PMU of SICL s, "
+                                            "core c is hisi_pcie<s>_core<c>)",
+                                            inj->pmu);
+                }
+        }
+        path_key(p, sizeof(p), path, "errno");
+        v = member(o, "errno");
+        if (!v)
+                return fail(c, p, "missing (e.g. \"EACCES\")");
+        if (json_object_is_type(v, json_type_string)) {
+                r = get_string(c, v, p, buf, sizeof(buf));
+                if (r)
+                        return r;
+                inj->err = 0;
+                for (size_t i = 0; i < sizeof(errno_names) / sizeof(errno_names[0]); i++) {
+                        if (!strcmp(buf, errno_names[i].name))
+                                inj->err = errno_names[i].err;
+                }
+                if (!inj->err)
+                        return fail(c, p,
+                                    "\"%s\" is not an errno name this simulator knows (EPERM, "
+                                    "EACCES, ENOENT, EINVAL, EOPNOTSUPP, EBUSY, EAGAIN, ENODEV, "
+                                    "EMFILE, ENOSPC, ENOMEM, E2BIG, EIO, ...)",
+                                    buf);
+        } else {
+                r = get_int(c, v, p, 1, 4095, &x);
+                if (r)
+                        return r;
+                inj->err = (int)x;
+        }
+        inj->count = -1;
+        v = member(o, "count");
+        if (v) {
+                path_key(p, sizeof(p), path, "count");
+                r = get_int(c, v, p, -1, 1000000000, &x);
+                if (r)
+                        return r;
+                if (x == 0)
+                        return fail(c, p,
+                                    "0 would inject nothing: -1 (always) or a positive count");
+                inj->count = (long)x;
+        }
+        return 0;
+}
+
+/* ---- whole-machine validation ---- */
+
+static int resolve_funcref(struct ctx *c, struct funcref *ref, uint16_t want, size_t ci,
+                           size_t *out)
+{
+        struct sim_machine *m = c->m;
+        char bdf[16];
+        size_t idx;
+
+        *out = SIM_NONE;
+        if (!ref->set)
+                return 0;
+        snprintf(bdf, sizeof(bdf), "%04x:%02x:%02x.%x", ref->domain, ref->bus, ref->dev, ref->fn);
+        idx = sim_machine_find(m, ref->domain, ref->bus, ref->dev, ref->fn);
+        if (idx == SIM_NONE)
+                return fail(c, ref->path, "no device %s is described (list it under \"rcieps\")",
+                            bdf);
+        if (m->devices[idx].kind != SIM_RCIEP || m->devices[idx].vendor != 0x19e5 ||
+            m->devices[idx].device != want)
+                return fail(c, ref->path,
+                            "%s (%s) is not a 19e5:%04x RCiEP: the %s function of a core is a "
+                            "HiSilicon Root Complex integrated endpoint",
+                            bdf, c->info[idx].path, want, want == 0xa12d ? "PMU" : "PTT");
+        for (size_t i = 0; i < ci; i++) {
+                if (m->cores[i].pmu_function == idx || m->cores[i].ptt_function == idx)
+                        return fail(c, ref->path, "%s is already the function of %s", bdf,
+                                    c->core_path[i]);
+        }
+        m->devices[idx].core = ci;
+        *out = idx;
+        return 0;
+}
+
+static bool is_ancestor(const struct sim_machine *m, size_t a, size_t b)
+{
+        for (size_t p = m->devices[b].parent; p != SIM_NONE; p = m->devices[p].parent) {
+                if (p == a)
+                        return true;
+        }
+        return false;
+}
+
+static int compute_buses(struct ctx *c)
+{
+        struct sim_machine *m = c->m;
+        char p[PATH_LEN], pb[16];
+        size_t n = m->device_count;
+
+        /* Secondary buses from the first child; every other child must agree. */
+        for (size_t i = 0; i < n; i++) {
+                struct sim_device *d = &m->devices[i];
+                struct sim_device *pd;
+
+                if (d->parent == SIM_NONE)
+                        continue;
+                pd = &m->devices[d->parent];
+                if (!c->info[d->parent].child_seen) {
+                        c->info[d->parent].child_seen = true;
+                        pd->secondary = d->bus;
+                        pd->subordinate = d->bus;
+                } else if (d->bus != pd->secondary) {
+                        sim_device_bdf(pd, pb, sizeof(pb));
+                        path_key(p, sizeof(p), c->info[i].path, "bdf");
+                        return fail(c, p,
+                                    "bus 0x%02x differs from bus 0x%02x of the other devices "
+                                    "below %s (all devices below one bridge share its secondary "
+                                    "bus)",
+                                    d->bus, pd->secondary, pb);
+                }
+        }
+        /* Subordinates bottom-up: children follow their parents in the array. */
+        for (size_t i = n; i-- > 0;) {
+                struct sim_device *d = &m->devices[i];
+                struct devinfo *inf = &c->info[i];
+                unsigned int top;
+
+                if (is_bridge(d->kind)) {
+                        if (!inf->child_seen) {
+                                if (!inf->has_secondary)
+                                        return fail(c, inf->path,
+                                                    "no devices below this bridge and no "
+                                                    "\"secondary\": an empty bridge still gets a "
+                                                    "bus number, state it");
+                                d->secondary = (uint8_t)inf->secondary;
+                                d->subordinate = (uint8_t)inf->secondary;
+                        } else if (inf->has_secondary && inf->secondary != d->secondary) {
+                                path_key(p, sizeof(p), inf->path, "secondary");
+                                return fail(c, p, "0x%02x, but the devices below are on bus 0x%02x",
+                                            inf->secondary, d->secondary);
+                        }
+                        if (inf->has_subordinate) {
+                                path_key(p, sizeof(p), inf->path, "subordinate");
+                                if (inf->subordinate < d->subordinate)
+                                        return fail(c, p,
+                                                    "0x%02x is below bus 0x%02x, which is in use "
+                                                    "below this bridge",
+                                                    inf->subordinate, d->subordinate);
+                                d->subordinate = (uint8_t)inf->subordinate;
+                        }
+                }
+                top = is_bridge(d->kind) ? d->subordinate : d->bus;
+                if (d->parent != SIM_NONE && top > m->devices[d->parent].subordinate)
+                        m->devices[d->parent].subordinate = (uint8_t)top;
+        }
+        /* Bridges that are not nested must not share buses. */
+        for (size_t b = 0; b < n; b++) {
+                const struct sim_device *db = &m->devices[b];
+
+                if (!is_bridge(db->kind))
+                        continue;
+                for (size_t a = 0; a < b; a++) {
+                        const struct sim_device *da = &m->devices[a];
+
+                        if (!is_bridge(da->kind) || da->domain != db->domain)
+                                continue;
+                        if (da->subordinate < db->secondary || db->subordinate < da->secondary)
+                                continue;
+                        if (is_ancestor(m, a, b) || is_ancestor(m, b, a))
+                                continue;
+                        sim_device_bdf(da, pb, sizeof(pb));
+                        if (da->secondary == db->secondary)
+                                return fail(c, c->info[b].path,
+                                            "secondary bus 0x%02x is also claimed by %s (%s)",
+                                            db->secondary, pb, c->info[a].path);
+                        return fail(c, c->info[b].path,
+                                    "buses 0x%02x-0x%02x overlap buses 0x%02x-0x%02x of %s (%s)",
+                                    db->secondary, db->subordinate, da->secondary, da->subordinate,
+                                    pb, c->info[a].path);
+                }
+        }
+        /* Root buses are nobody's secondary buses. */
+        for (size_t i = 0; i < n; i++) {
+                const struct sim_device *d = &m->devices[i];
+
+                if (d->parent != SIM_NONE)
+                        continue;
+                for (size_t b = 0; b < n; b++) {
+                        const struct sim_device *db = &m->devices[b];
+
+                        if (!is_bridge(db->kind) || db->domain != d->domain ||
+                            d->bus < db->secondary || d->bus > db->subordinate)
+                                continue;
+                        sim_device_bdf(db, pb, sizeof(pb));
+                        path_key(p, sizeof(p), c->info[i].path, "bdf");
+                        return fail(c, p,
+                                    "bus 0x%02x is a root bus, but it lies in buses "
+                                    "0x%02x-0x%02x below %s (%s)",
+                                    d->bus, db->secondary, db->subordinate, pb, c->info[b].path);
+                }
+        }
+        return 0;
+}
+
+/* Both ends of each link show the same trained speed and width. */
+static int resolve_links(struct ctx *c)
+{
+        struct sim_machine *m = c->m;
+        size_t n = m->device_count;
+        char p[PATH_LEN], pb[16];
+
+        for (size_t i = 0; i < n; i++) {
+                struct sim_device *port = &m->devices[i];
+                const char *speed_src = NULL, *width_src = NULL;
+                unsigned int speed, width, e_speed = 0, e_width = 0;
+                unsigned int common_speed = port->max_speed, common_width = port->max_width;
+                size_t kids = 0;
+
+                if (port->kind != SIM_ROOT_PORT && port->kind != SIM_SWITCH_DOWN)
+                        continue;
+                if (c->info[i].has_speed) {
+                        speed_src = c->info[i].path;
+                        e_speed = port->cur_speed;
+                }
+                if (c->info[i].has_width) {
+                        width_src = c->info[i].path;
+                        e_width = port->cur_width;
+                }
+                for (size_t j = i + 1; j < n; j++) {
+                        const struct sim_device *k = &m->devices[j];
+
+                        if (k->parent != i)
+                                continue;
+                        kids++;
+                        if (k->max_speed < common_speed)
+                                common_speed = k->max_speed;
+                        if (k->max_width < common_width)
+                                common_width = k->max_width;
+                        if (c->info[j].has_speed) {
+                                if (speed_src && e_speed != k->cur_speed) {
+                                        path_key(p, sizeof(p), c->info[j].path, "link.speed");
+                                        return fail(c, p, "%s, but %s says %s for the same link",
+                                                    speed_names[k->cur_speed], speed_src,
+                                                    speed_names[e_speed]);
+                                }
+                                speed_src = c->info[j].path;
+                                e_speed = k->cur_speed;
+                        }
+                        if (c->info[j].has_width) {
+                                if (width_src && e_width != k->cur_width) {
+                                        path_key(p, sizeof(p), c->info[j].path, "link.width");
+                                        return fail(c, p, "x%u, but %s says x%u for the same link",
+                                                    k->cur_width, width_src, e_width);
+                                }
+                                width_src = c->info[j].path;
+                                e_width = k->cur_width;
+                        }
+                }
+                if (!kids && !speed_src && !width_src) {
+                        /* An empty slot: no link partner, the link is down. */
+                        speed = 0;
+                        width = 0;
+                } else {
+                        speed = speed_src ? e_speed : kids ? common_speed : port->max_speed;
+                        width = width_src ? e_width : kids ? common_width : port->max_width;
+                }
+                if (width == 0) {
+                        if (kids) {
+                                path_key(p, sizeof(p), width_src, "link.width");
+                                return fail(c, p,
+                                            "0 (link down), but devices are described below "
+                                            "%s: a device behind a down link cannot be seen",
+                                            c->info[i].path);
+                        }
+                        speed = 0;
+                }
+                for (size_t j = i; width && j < n; j++) {
+                        const struct sim_device *k = &m->devices[j];
+
+                        if (j != i && k->parent != i)
+                                continue;
+                        sim_device_bdf(k, pb, sizeof(pb));
+                        if (speed > k->max_speed) {
+                                path_key(p, sizeof(p), speed_src, "link.speed");
+                                return fail(c, p,
+                                            "%s is above max_speed %s of %s at the other end of "
+                                            "the link",
+                                            speed_names[speed], speed_names[k->max_speed], pb);
+                        }
+                        if (width > k->max_width) {
+                                path_key(p, sizeof(p), width_src, "link.width");
+                                return fail(c, p,
+                                            "x%u is above max_width x%u of %s at the other end of "
+                                            "the link",
+                                            width, k->max_width, pb);
+                        }
+                }
+                port->cur_speed = speed;
+                port->cur_width = width;
+                for (size_t j = i + 1; j < n; j++) {
+                        if (m->devices[j].parent == i) {
+                                m->devices[j].cur_speed = speed;
+                                m->devices[j].cur_width = width;
+                        }
+                }
+        }
+        return 0;
+}
+
+/* Raw one-direction link bandwidth in bytes/s, as the kernel counts it. */
+static double link_bytes_per_second(unsigned int speed, unsigned int width)
+{
+        static const double mbps[] = {0, 2000, 4000, 7876, 15753, 31507, 64000};
+
+        return speed <= 6 ? mbps[speed] * 1e6 / 8 * width : 0;
+}
+
+static int check_workloads(struct ctx *c)
+{
+        struct sim_machine *m = c->m;
+        char p[PATH_LEN];
+
+        for (size_t i = 0; i < m->device_count; i++) {
+                const struct sim_device *d = &m->devices[i];
+                const struct sim_workload *w = &d->workload;
+                double scale = w->phase_count ? 0 : 1, up, down, cap;
+
+                if (!d->has_workload)
+                        continue;
+                for (size_t k = 0; k < w->phase_count; k++) {
+                        if (w->phases[k].scale > scale)
+                                scale = w->phases[k].scale;
+                }
+                up = (w->flow[SIM_DMA_WRITE].bytes_per_second +
+                      w->flow[SIM_MMIO_READ].bytes_per_second) *
+                     scale;
+                down = (w->flow[SIM_DMA_READ].bytes_per_second +
+                        w->flow[SIM_MMIO_WRITE].bytes_per_second) *
+                       scale;
+                path_key(p, sizeof(p), c->info[i].path, "workload");
+                if (d->cur_width == 0 && (up > 0 || down > 0))
+                        return fail(c, p, "traffic on a device whose link is down");
+                cap = link_bytes_per_second(d->cur_speed, d->cur_width);
+                if (up > cap)
+                        return fail(c, p,
+                                    "%.4g bytes/s towards the host (dma_write + mmio_read, at the "
+                                    "highest phase scale) exceed the %s x%u link (%.4g bytes/s)",
+                                    up, speed_names[d->cur_speed], d->cur_width, cap);
+                if (down > cap)
+                        return fail(c, p,
+                                    "%.4g bytes/s towards the device (dma_read + mmio_write, at "
+                                    "the highest phase scale) exceed the %s x%u link (%.4g "
+                                    "bytes/s)",
+                                    down, speed_names[d->cur_speed], d->cur_width, cap);
+        }
+        return 0;
+}
+
+static int check_cores(struct ctx *c)
+{
+        struct sim_machine *m = c->m;
+        char p[PATH_LEN], pb[16], qb[16];
+
+        for (size_t ci = 0; ci < m->core_count; ci++) {
+                struct sim_core *core = &m->cores[ci];
+                int r;
+
+                r = resolve_funcref(c, &c->pmu[ci], 0xa12d, ci, &core->pmu_function);
+                if (!r)
+                        r = resolve_funcref(c, &c->ptt[ci], 0xa12e, ci, &core->ptt_function);
+                if (r)
+                        return r;
+                core->bdf_min = 0xffff;
+                core->bdf_max = 0;
+                for (size_t i = 0; i < core->port_count; i++) {
+                        const struct sim_device *d = &m->devices[core->ports[i]];
+                        uint16_t rid = sim_device_rid(d);
+
+                        if (rid < core->bdf_min)
+                                core->bdf_min = rid;
+                        if (rid > core->bdf_max)
+                                core->bdf_max = rid;
+                        if (d->domain != m->devices[core->ports[0]].domain) {
+                                path_key(p, sizeof(p), c->info[core->ports[i]].path, "bdf");
+                                return fail(c, p, "all Root Ports of one core are in one domain");
+                        }
+                        for (size_t j = 0; j < i; j++) {
+                                const struct sim_device *e = &m->devices[core->ports[j]];
+
+                                if ((d->dev & 7) != (e->dev & 7))
+                                        continue;
+                                sim_device_bdf(d, pb, sizeof(pb));
+                                sim_device_bdf(e, qb, sizeof(qb));
+                                path_key(p, sizeof(p), c->info[core->ports[i]].path, "bdf");
+                                return fail(c, p,
+                                            "%s uses port bit %u (2 * (device 0x%02x & 7)), "
+                                            "like %s in the same core: the PMU's port bitmap "
+                                            "could not tell them apart",
+                                            pb, 2 * (d->dev & 7), d->dev, qb);
+                        }
+                }
+        }
+        for (size_t b = 0; b < m->core_count; b++) {
+                const struct sim_core *cb = &m->cores[b];
+
+                for (size_t a = 0; a < b; a++) {
+                        const struct sim_core *ca = &m->cores[a];
+
+                        if (m->devices[ca->ports[0]].domain != m->devices[cb->ports[0]].domain ||
+                            ca->bdf_max < cb->bdf_min || cb->bdf_max < ca->bdf_min)
+                                continue;
+                        path_key(p, sizeof(p), c->core_path[b], "root_ports");
+                        return fail(c, p,
+                                    "Root Port BDFs 0x%04x-0x%04x overlap 0x%04x-0x%04x of %s: "
+                                    "each PMU covers one range (bdf_min..bdf_max)",
+                                    cb->bdf_min, cb->bdf_max, ca->bdf_min, ca->bdf_max,
+                                    c->core_path[a]);
+                }
+        }
+        return 0;
+}
+
+static int parse_top(struct ctx *c, json_object *top)
+{
+        static const char *const keys[] = {"machine", "description", "kernel", "cpus",
+                                           "cmdline", "hisi_pcie",   "sicls",  "rcieps",
+                                           "inject",  NULL};
+        static const char *const pmu_keys[] = {"flux_unit_bytes", "time_clock_hz",
+                                               "latency_clock_hz", "identifier", NULL};
+        static const char *const kernels[] = {"5.17", "6.2", "6.9", "6.12"};
+        struct sim_machine *m = c->m;
+        unsigned int sicl_ids[MAX_SICLS];
+        char p[PATH_LEN], buf[16];
+        unsigned long hex;
+        json_object *v, *x;
+        long long n;
+        int r;
+
+        r = need_object(c, top, "");
+        if (!r)
+                r = check_keys(c, top, "", "the machine", keys);
+        if (r)
+                return r;
+        v = member(top, "machine");
+        if (!v)
+                return fail(c, "machine", "missing (the machine's name)");
+        r = get_string(c, v, "machine", m->name, sizeof(m->name));
+        if (r)
+                return r;
+        if (!m->name[0])
+                return fail(c, "machine", "empty name");
+        v = member(top, "description");
+        if (v) {
+                r = get_string(c, v, "description", m->description, sizeof(m->description));
+                if (r)
+                        return r;
+        }
+        m->kernel = DEF_KERNEL;
+        v = member(top, "kernel");
+        if (v) {
+                bool found = false;
+
+                r = get_string(c, v, "kernel", buf, sizeof(buf));
+                if (r && json_object_is_type(v, json_type_string))
+                        return fail(c, "kernel",
+                                    "unknown kernel (expected \"5.17\", \"6.2\", \"6.9\" or "
+                                    "\"6.12\")");
+                if (r)
+                        return r;
+                for (int k = 0; k < 4; k++) {
+                        if (!strcmp(buf, kernels[k])) {
+                                m->kernel = (enum sim_kernel)k;
+                                found = true;
+                        }
+                }
+                if (!found)
+                        return fail(c, "kernel",
+                                    "\"%s\" is not a kernel this simulator knows (\"5.17\", "
+                                    "\"6.2\", \"6.9\" or \"6.12\")",
+                                    buf);
+        }
+        v = member(top, "cpus");
+        if (!v)
+                return fail(c, "cpus", "missing (number of online CPUs)");
+        r = get_int(c, v, "cpus", 1, MAX_CPUS, &n);
+        if (r)
+                return r;
+        m->cpus = (unsigned int)n;
+        snprintf(m->cmdline, sizeof(m->cmdline), "%s", DEF_CMDLINE);
+        v = member(top, "cmdline");
+        if (v) {
+                r = get_string(c, v, "cmdline", m->cmdline, sizeof(m->cmdline));
+                if (r)
+                        return r;
+                if (strchr(m->cmdline, '\n'))
+                        return fail(c, "cmdline", "a kernel command line is one line");
+        }
+
+        m->clocks.flux_unit_bytes = DEF_FLUX_UNIT;
+        m->clocks.time_clock_hz = DEF_TIME_CLOCK_HZ;
+        m->clocks.latency_clock_hz = DEF_LATENCY_CLOCK_HZ;
+        c->identifier = DEF_IDENTIFIER;
+        v = member(top, "hisi_pcie");
+        if (v) {
+                r = need_object(c, v, "hisi_pcie");
+                if (!r)
+                        r = check_keys(c, v, "hisi_pcie", "\"hisi_pcie\"", pmu_keys);
+                if (r)
+                        return r;
+                x = member(v, "flux_unit_bytes");
+                if (x) {
+                        r = get_double(c, x, "hisi_pcie.flux_unit_bytes", 0, 4096,
+                                       &m->clocks.flux_unit_bytes);
+                        if (r)
+                                return r;
+                        if (m->clocks.flux_unit_bytes <= 0)
+                                return fail(c, "hisi_pcie.flux_unit_bytes", "must be above 0");
+                }
+                x = member(v, "time_clock_hz");
+                if (x) {
+                        r = get_double(c, x, "hisi_pcie.time_clock_hz", 1, 1e11,
+                                       &m->clocks.time_clock_hz);
+                        if (r)
+                                return r;
+                }
+                x = member(v, "latency_clock_hz");
+                if (x) {
+                        r = get_double(c, x, "hisi_pcie.latency_clock_hz", 1, 1e11,
+                                       &m->clocks.latency_clock_hz);
+                        if (r)
+                                return r;
+                }
+                x = member(v, "identifier");
+                if (x) {
+                        r = get_hex(c, x, "hisi_pcie.identifier", 0xffffffffUL, &hex);
+                        if (r)
+                                return r;
+                        c->identifier = (uint32_t)hex;
+                }
+        }
+
+        v = member(top, "sicls");
+        if (!v)
+                return fail(c, "sicls", "missing (the IO dies with their PCIe cores)");
+        r = need_array(c, v, "sicls", MAX_SICLS);
+        if (r)
+                return r;
+        if (json_object_array_length(v) == 0)
+                return fail(c, "sicls", "empty: describe at least one SICL");
+        for (size_t i = 0; i < json_object_array_length(v); i++) {
+                path_idx(p, sizeof(p), "sicls", i);
+                r = parse_sicl(c, json_object_array_get_idx(v, i), p, (unsigned int)i, sicl_ids);
+                if (r)
+                        return r;
+        }
+        v = member(top, "rcieps");
+        if (v) {
+                r = parse_rcieps(c, v, "rcieps", -1);
+                if (r)
+                        return r;
+        }
+
+        r = compute_buses(c);
+        if (!r)
+                r = resolve_links(c);
+        if (!r)
+                r = check_cores(c);
+        if (!r)
+                r = check_workloads(c);
+        if (r)
+                return r;
+
+        v = member(top, "inject");
+        if (v) {
+                r = need_array(c, v, "inject", MAX_INJECTIONS);
+                if (r)
+                        return r;
+                for (size_t i = 0; i < json_object_array_length(v); i++) {
+                        path_idx(p, sizeof(p), "inject", i);
+                        r = parse_injection(c, json_object_array_get_idx(v, i), p,
+                                            &m->injections[i]);
+                        if (r)
+                                return r;
+                        m->injection_count++;
+                }
+        }
+        return 0;
+}
+
+/* ---- text level: syntax errors, duplicate keys ---- */
+
+static void line_col(const char *text, size_t off, unsigned int *line, unsigned int *col)
+{
+        *line = 1;
+        *col = 1;
+        for (size_t i = 0; i < off && text[i]; i++) {
+                if (text[i] == '\n') {
+                        (*line)++;
+                        *col = 1;
+                } else {
+                        (*col)++;
+                }
+        }
+}
+
+/* Skips blanks and comments; returns the offset of the next token. */
+static size_t skip_blank(const char *s, size_t i, size_t len)
+{
+        while (i < len) {
+                if (s[i] == ' ' || s[i] == '\t' || s[i] == '\n' || s[i] == '\r') {
+                        i++;
+                } else if (s[i] == '/' && i + 1 < len && s[i + 1] == '/') {
+                        while (i < len && s[i] != '\n')
+                                i++;
+                } else if (s[i] == '/' && i + 1 < len && s[i + 1] == '*') {
+                        i += 2;
+                        while (i + 1 < len && !(s[i] == '*' && s[i + 1] == '/'))
+                                i++;
+                        i = i + 2 < len ? i + 2 : len;
+                } else {
+                        break;
+                }
+        }
+        return i;
+}
+
+#define SCAN_DEPTH 64
+
+struct scan_key {
+        size_t start, len;
+        unsigned int level;
+};
+
+/*
+ * json-c keeps the last of two equal keys in one object without a word; a
+ * description with a repeated key is a typo that must not pass. The text has
+ * already been parsed, so this scanner only tracks strings, comments and
+ * nesting.
+ */
+static int check_duplicate_keys(struct ctx *c, const char *s, size_t len)
+{
+        struct scan_key *keys = NULL;
+        size_t nkeys = 0, cap = 0;
+        bool is_obj[SCAN_DEPTH];
+        bool expect_key[SCAN_DEPTH];
+        unsigned int depth = 0;
+        int ret = 0;
+
+        for (size_t i = skip_blank(s, 0, len); i < len; i = skip_blank(s, i, len)) {
+                char ch = s[i];
+
+                if (ch == '{' || ch == '[') {
+                        if (depth >= SCAN_DEPTH)
+                                break; /* json-c refused deeper nesting already */
+                        is_obj[depth] = ch == '{';
+                        expect_key[depth] = ch == '{';
+                        depth++;
+                        i++;
+                } else if (ch == '}' || ch == ']') {
+                        while (nkeys && keys[nkeys - 1].level == depth)
+                                nkeys--;
+                        if (depth)
+                                depth--;
+                        i++;
+                } else if (ch == ',') {
+                        if (depth && is_obj[depth - 1])
+                                expect_key[depth - 1] = true;
+                        i++;
+                } else if (ch == '"' || ch == '\'') {
+                        size_t start = ++i;
+
+                        while (i < len && s[i] != ch) {
+                                if (s[i] == '\\' && i + 1 < len)
+                                        i++;
+                                i++;
+                        }
+                        if (depth && is_obj[depth - 1] && expect_key[depth - 1]) {
+                                size_t klen = i - start;
+
+                                expect_key[depth - 1] = false;
+                                for (size_t k = nkeys; k-- > 0 && keys[k].level == depth;) {
+                                        if (keys[k].len == klen &&
+                                            !memcmp(s + keys[k].start, s + start, klen)) {
+                                                unsigned int line, col;
+
+                                                line_col(s, start - 1, &line, &col);
+                                                ret = fail(c, "",
+                                                           "line %u, column %u: key \"%.*s\" "
+                                                           "appears twice in one object",
+                                                           line, col, (int)klen, s + start);
+                                                goto out;
+                                        }
+                                }
+                                if (nkeys == cap) {
+                                        struct scan_key *nk;
+
+                                        cap = cap ? cap * 2 : 64;
+                                        nk = realloc(keys, cap * sizeof(*nk));
+                                        if (!nk) {
+                                                ret = -ENOMEM;
+                                                goto out;
+                                        }
+                                        keys = nk;
+                                }
+                                keys[nkeys].start = start;
+                                keys[nkeys].len = klen;
+                                keys[nkeys].level = depth;
+                                nkeys++;
+                        }
+                        i++;
+                } else {
+                        i++;
+                }
+        }
+out:
+        free(keys);
+        return ret;
+}
+
+/* ---- public API ---- */
+
+const char *sim_kernel_name(enum sim_kernel k)
+{
+        switch (k) {
+        case SIM_KERNEL_5_17:
+                return "5.17";
+        case SIM_KERNEL_6_2:
+                return "6.2";
+        case SIM_KERNEL_6_9:
+                return "6.9";
+        case SIM_KERNEL_6_12:
+                return "6.12";
+        }
+        return "unknown";
+}
+
+double sim_dist_mean(const struct sim_dist *d)
+{
+        double sum = 0, wsum = 0;
+
+        if (!d)
+                return 0;
+        for (size_t i = 0; i < d->count && i < SIM_DIST_MAX; i++) {
+                sum += d->value[i] * d->weight[i];
+                wsum += d->weight[i];
+        }
+        return wsum > 0 ? sum / wsum : 0;
+}
+
+void sim_machine_free(struct sim_machine *m)
+{
+        if (!m)
+                return;
+        free(m->devices);
+        free(m);
+}
+
+size_t sim_machine_find(const struct sim_machine *m, uint16_t domain, uint8_t bus, uint8_t dev,
+                        uint8_t fn)
+{
+        if (!m)
+                return SIM_NONE;
+        for (size_t i = 0; i < m->device_count; i++) {
+                const struct sim_device *d = &m->devices[i];
+
+                if (d->domain == domain && d->bus == bus && d->dev == dev && d->fn == fn)
+                        return i;
+        }
+        return SIM_NONE;
+}
+
+void sim_device_bdf(const struct sim_device *d, char *buf, size_t size)
+{
+        if (!buf || !size)
+                return;
+        snprintf(buf, size, "%04x:%02x:%02x.%x", d->domain, d->bus, d->dev & 0x1f, d->fn & 7);
+}
+
+size_t sim_machine_root_port(const struct sim_machine *m, size_t dev)
+{
+        size_t hops = 0;
+
+        if (!m || dev >= m->device_count)
+                return SIM_NONE;
+        while (dev != SIM_NONE && hops++ <= m->device_count) {
+                if (m->devices[dev].kind == SIM_ROOT_PORT)
+                        return dev;
+                dev = m->devices[dev].parent;
+        }
+        return SIM_NONE;
+}
+
+int sim_machine_parse(const char *json, const char *origin, struct sim_machine **out, char *errbuf,
+                      size_t errlen)
+{
+        struct ctx *c;
+        struct json_tokener *tok;
+        json_object *top;
+        size_t len, end;
+        int r;
+
+        if (errbuf && errlen)
+                errbuf[0] = '\0';
+        if (!out)
+                return -EINVAL;
+        *out = NULL;
+        c = calloc(1, sizeof(*c));
+        if (!c)
+                return -ENOMEM;
+        c->origin = origin ? origin : "<string>";
+        c->err = errbuf;
+        c->errlen = errlen;
+        if (!json) {
+                r = fail(c, "", "no text");
+                free(c);
+                return r;
+        }
+        len = strlen(json);
+        if (len > FILE_MAX_BYTES) {
+                r = fail(c, "", "%zu bytes is too large for a machine description", len);
+                free(c);
+                return r;
+        }
+        tok = json_tokener_new();
+        if (!tok) {
+                free(c);
+                return -ENOMEM;
+        }
+        top = json_tokener_parse_ex(tok, json, (int)len);
+#if defined(JSON_C_VERSION_NUM) && JSON_C_VERSION_NUM >= ((0 << 16) | (15 << 8))
+        end = json_tokener_get_parse_end(tok);
+#else
+        end = (size_t)tok->char_offset;
+#endif
+        if (!top) {
+                enum json_tokener_error jerr = json_tokener_get_error(tok);
+                unsigned int line, col;
+
+                line_col(json, end, &line, &col);
+                if (jerr == json_tokener_continue)
+                        r = fail(c, "",
+                                 "line %u, column %u: JSON syntax error: unexpected end of "
+                                 "the text (unclosed object, array or string)",
+                                 line, col);
+                else
+                        r = fail(c, "", "line %u, column %u: JSON syntax error: %s", line, col,
+                                 json_tokener_error_desc(jerr));
+                json_tokener_free(tok);
+                free(c);
+                return r;
+        }
+        json_tokener_free(tok);
+        end = skip_blank(json, end, len);
+        if (end < len) {
+                unsigned int line, col;
+
+                line_col(json, end, &line, &col);
+                r = fail(c, "",
+                         "line %u, column %u: JSON syntax error: text after the top-level "
+                         "object",
+                         line, col);
+                json_object_put(top);
+                free(c);
+                return r;
+        }
+        c->m = calloc(1, sizeof(*c->m));
+        if (!c->m) {
+                json_object_put(top);
+                free(c);
+                return -ENOMEM;
+        }
+        r = check_duplicate_keys(c, json, len);
+        if (!r)
+                r = parse_top(c, top);
+        json_object_put(top);
+        free(c->info);
+        if (r) {
+                if (r == -ENOMEM && errbuf && errlen)
+                        snprintf(errbuf, errlen, "%s: out of memory", c->origin);
+                sim_machine_free(c->m);
+        } else {
+                *out = c->m;
+        }
+        free(c);
+        return r;
+}
+
+int sim_machine_load(const char *path, struct sim_machine **out, char *errbuf, size_t errlen)
+{
+        FILE *f;
+        char *text = NULL;
+        size_t len = 0, cap = 0;
+        int r;
+
+        if (errbuf && errlen)
+                errbuf[0] = '\0';
+        if (!out)
+                return -EINVAL;
+        *out = NULL;
+        if (!path) {
+                if (errbuf && errlen)
+                        snprintf(errbuf, errlen, "no file name");
+                return -EINVAL;
+        }
+        f = fopen(path, "r");
+        if (!f) {
+                r = errno;
+                if (errbuf && errlen)
+                        snprintf(errbuf, errlen, "%s: %s", path, strerror(r));
+                return r == ENOENT ? -ENOENT : r == ENOMEM ? -ENOMEM : -EINVAL;
+        }
+        for (;;) {
+                size_t got;
+
+                if (len + 1 >= cap) {
+                        char *t;
+
+                        if (cap > FILE_MAX_BYTES) {
+                                fclose(f);
+                                free(text);
+                                if (errbuf && errlen)
+                                        snprintf(errbuf, errlen,
+                                                 "%s: larger than %u bytes: not a machine "
+                                                 "description",
+                                                 path, FILE_MAX_BYTES);
+                                return -EINVAL;
+                        }
+                        cap = cap ? cap * 2 : 65536;
+                        t = realloc(text, cap);
+                        if (!t) {
+                                fclose(f);
+                                free(text);
+                                return -ENOMEM;
+                        }
+                        text = t;
+                }
+                got = fread(text + len, 1, cap - len - 1, f);
+                len += got;
+                if (got == 0)
+                        break;
+        }
+        r = ferror(f) ? errno : 0;
+        fclose(f);
+        if (r) {
+                free(text);
+                if (errbuf && errlen)
+                        snprintf(errbuf, errlen, "%s: %s", path, strerror(r ? r : EIO));
+                return -EINVAL;
+        }
+        text[len] = '\0';
+        if (strlen(text) != len) {
+                unsigned int line, col;
+
+                line_col(text, strlen(text), &line, &col);
+                if (errbuf && errlen)
+                        snprintf(errbuf, errlen, "%s: line %u, column %u: NUL byte in the text",
+                                 path, line, col);
+                free(text);
+                return -EINVAL;
+        }
+        r = sim_machine_parse(text, path, out, errbuf, errlen);
+        free(text);
+        return r;
+}

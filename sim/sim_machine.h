@@ -1,0 +1,205 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * sim_machine.h - the description of a simulated machine.
+ *
+ * A machine is read from a human-editable JSON file (json-c; C and C++
+ * comments allowed) documented in docs/simulator.md: SICLs with their PCIe
+ * cores, each core's Root Ports and the switches and endpoints below them,
+ * other Root Complex integrated endpoints, and a workload per endpoint.
+ * Nothing here touches a file system beyond reading the description; the
+ * sysfs writer (sim_sysfs.h) and the PMU model (sim_hisi_pcie.h) work from
+ * this struct.
+ */
+#ifndef PCIESCOPE_SIM_MACHINE_H
+#define PCIESCOPE_SIM_MACHINE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define SIM_NAME_MAX    64
+#define SIM_TEXT_MAX    512
+#define SIM_DIST_MAX    16 /* points in one size or latency distribution */
+#define SIM_PHASES_MAX  16 /* phases in one workload cycle */
+#define SIM_AER_MAX     32 /* named AER counters per device */
+#define SIM_MAX_DEVICES 1024
+#define SIM_MAX_CORES   64
+
+/* Kernel whose hisi_pcie driver the sysfs tree and the perf rules follow. */
+enum sim_kernel {
+        SIM_KERNEL_5_17, /* 3 latency pairs + 2 flux pairs with the wrong codes */
+        SIM_KERNEL_6_2,  /* codes fixed, len_mode */
+        SIM_KERNEL_6_9,  /* 9 pairs, BDF validation, whole-control relatedness */
+        SIM_KERNEL_6_12, /* bdf_min / bdf_max */
+};
+/* "5.17", "6.2", "6.9", "6.12" */
+const char *sim_kernel_name(enum sim_kernel k);
+
+/* A discrete distribution: values (bytes or nanoseconds) with relative
+ * weights (> 0; they need not add up to 1). */
+struct sim_dist {
+        size_t count;
+        double value[SIM_DIST_MAX];
+        double weight[SIM_DIST_MAX];
+};
+double sim_dist_mean(const struct sim_dist *d);
+
+/* One stream of requests a device takes part in. */
+struct sim_flow {
+        double bytes_per_second; /* data moved at phase scale 1; 0 = idle */
+        struct sim_dist size;    /* request size in bytes (before MPS/MRRS splitting) */
+        struct sim_dist latency; /* nanoseconds: see enum sim_flow_kind */
+};
+
+enum sim_flow_kind {
+        SIM_DMA_WRITE, /* device writes host memory: inbound MWr (rx_mwr); latency = RC commit delay
+                        */
+        SIM_DMA_READ,  /* device reads host memory: inbound MRd (rx_mrd), outbound CplD (tx_cpl);
+                          latency = request to completion */
+        SIM_MMIO_WRITE, /* CPU writes the device: outbound MWr (tx_mwr) */
+        SIM_MMIO_READ,  /* CPU reads the device: outbound MRd (tx_mrd), inbound CplD (rx_cpl);
+                           latency = request to completion */
+        SIM_FLOW_KINDS,
+};
+
+/* The workload scale repeats through the phases (a cycle); with no phases
+ * the scale is 1 all the time. */
+struct sim_phase {
+        double duration; /* seconds, > 0 */
+        double scale;    /* multiplies every flow's rate, >= 0 */
+};
+
+struct sim_workload {
+        struct sim_flow flow[SIM_FLOW_KINDS];
+        size_t phase_count;
+        struct sim_phase phases[SIM_PHASES_MAX];
+};
+
+/* An AER counter: name as in the kernel's aer_dev_* files ("RxErr",
+ * "BadTLP", "DLP", ...), the value at start and how fast it rises. */
+struct sim_aer_counter {
+        char name[SIM_NAME_MAX];
+        uint64_t initial;
+        double per_second;
+};
+
+enum sim_aer_class { SIM_AER_CORRECTABLE, SIM_AER_NONFATAL, SIM_AER_FATAL, SIM_AER_CLASSES };
+
+enum sim_dev_kind {
+        SIM_ROOT_PORT,   /* PCIe Root Port of a PCIe core */
+        SIM_SWITCH_UP,   /* switch upstream port */
+        SIM_SWITCH_DOWN, /* switch downstream port */
+        SIM_ENDPOINT,    /* PCIe endpoint */
+        SIM_RCIEP,       /* Root Complex integrated endpoint (PMU, PTT, accelerators) */
+};
+
+#define SIM_NONE ((size_t)-1)
+
+struct sim_device {
+        char name[SIM_NAME_MAX]; /* short label from the file ("nvme0"), may be "" */
+        uint16_t domain;
+        uint8_t bus, dev, fn;
+        enum sim_dev_kind kind;
+        uint16_t vendor, device, subsys_vendor, subsys_device;
+        uint32_t class_code; /* 24 bits: base, sub, prog-if */
+        uint8_t revision;
+
+        /* PCIe registers (bytes, speed codes 1..6 = 2.5..64 GT/s, lanes). */
+        unsigned int mpss, mps, mrrs;
+        unsigned int max_speed, max_width, cur_speed, cur_width;
+        bool hotplug; /* ports: slot with hot-plug capability */
+
+        uint8_t secondary, subordinate; /* bridges: computed from the children */
+        size_t parent;                  /* index of the parent bridge, SIM_NONE on a root bus */
+        size_t core;                    /* index into sim_machine.cores, SIM_NONE if none */
+        int numa_node;
+
+        bool has_aer;
+        size_t aer_count[SIM_AER_CLASSES];
+        struct sim_aer_counter aer[SIM_AER_CLASSES][SIM_AER_MAX];
+
+        bool has_workload;
+        struct sim_workload workload;
+};
+
+/* One PCIe core: one hisi_pcie PMU (and one PTT device). */
+struct sim_core {
+        unsigned int sicl; /* SICL id, the <sicl> of hisi_pcie<sicl>_core<core> */
+        unsigned int id;   /* core id within the SICL */
+        int numa_node;
+        int cpu;             /* the PMU's cpumask CPU */
+        uint32_t identifier; /* PMU version register (sysfs `identifier`) */
+        size_t pmu_function; /* device index of the 19e5:a12d RCiEP, SIM_NONE if absent */
+        size_t ptt_function; /* device index of the 19e5:a12e RCiEP, SIM_NONE if absent */
+        uint16_t bdf_min;    /* lowest / highest Root Port BDF (bus << 8 | devfn) */
+        uint16_t bdf_max;
+        size_t port_count;
+        size_t ports[16]; /* device indexes of the Root Ports */
+};
+
+/* Counter clocks of the simulated hisi_pcie hardware: these are the
+ * machine's ground truth that the plugin's options must match. */
+struct sim_pmu_clocks {
+        double flux_unit_bytes;  /* bytes per flux count (4: one DW) */
+        double time_clock_hz;    /* *_time counters tick at this rate while counting */
+        double latency_clock_hz; /* *_latency counters add delay in cycles of this clock */
+};
+
+/* A fault to inject into the perf ops (from the description's "inject"). */
+struct sim_injection {
+        char pmu[SIM_NAME_MAX]; /* PMU name, or "" for every PMU */
+        int err;                /* positive errno returned by perf_event_open */
+        long count;             /* how many opens fail; -1 = all */
+};
+
+struct sim_machine {
+        char name[SIM_NAME_MAX];
+        char description[SIM_TEXT_MAX];
+        enum sim_kernel kernel;
+        unsigned int cpus; /* online CPUs, 0..cpus-1 */
+        char cmdline[SIM_TEXT_MAX];
+        struct sim_pmu_clocks clocks;
+
+        size_t core_count;
+        struct sim_core cores[SIM_MAX_CORES];
+
+        /* Parents come before their children. */
+        size_t device_count;
+        struct sim_device *devices;
+
+        size_t injection_count;
+        struct sim_injection injections[8];
+};
+
+/*
+ * sim_machine_load - read and validate a description.
+ * @path: a file; @errbuf receives a message naming the file, the JSON path
+ * of the offending element ("sicls[0].cores[1].root_ports[0].bdf") and the
+ * problem. Returns 0, -ENOENT (no file), -EINVAL (syntax or validation), or
+ * -ENOMEM.
+ */
+int sim_machine_load(const char *path, struct sim_machine **out, char *errbuf, size_t errlen);
+
+/* Same from a string (@origin names it in messages). */
+int sim_machine_parse(const char *json, const char *origin, struct sim_machine **out, char *errbuf,
+                      size_t errlen);
+
+void sim_machine_free(struct sim_machine *m);
+
+/* Index of the device at domain:bus:dev.fn, or SIM_NONE. */
+size_t sim_machine_find(const struct sim_machine *m, uint16_t domain, uint8_t bus, uint8_t dev,
+                        uint8_t fn);
+
+/* "0000:01:00.0" into @buf (at least 13 bytes). */
+void sim_device_bdf(const struct sim_device *d, char *buf, size_t size);
+
+/* Requester ID: bus << 8 | dev << 3 | fn. */
+static inline uint16_t sim_device_rid(const struct sim_device *d)
+{
+        return (uint16_t)(d->bus << 8 | d->dev << 3 | d->fn);
+}
+
+/* Index of the Root Port above @dev (itself for a Root Port), or SIM_NONE. */
+size_t sim_machine_root_port(const struct sim_machine *m, size_t dev);
+
+#endif /* PCIESCOPE_SIM_MACHINE_H */

@@ -1,0 +1,57 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * sim_sysfs.h - write the sysfs (and procfs) tree of a simulated machine.
+ *
+ * The tree is what the unchanged discovery code reads on a real machine:
+ *   <root>/sys/bus/pci/devices/<dddd:bb:dd.f>/  config (4096 bytes libpci reads),
+ *       vendor, device, class, revision, numa_node, current_link_speed,
+ *       current_link_width, max_link_speed, max_link_width, and for devices
+ *       with AER: aer_dev_correctable, aer_dev_nonfatal, aer_dev_fatal (and
+ *       aer_rootport_total_err_* on Root Ports)
+ *   <root>/sys/bus/event_source/devices/hisi_pcie<sicl>_core<core>/  type,
+ *       cpumask, identifier, bus, bdf_min, bdf_max (v6.12 on), format/ files,
+ *       events/ files exactly as the hisi_pcie driver of the machine's kernel
+ *       publishes them
+ *   <root>/sys/devices/system/cpu/online
+ *   <root>/proc/cmdline
+ * so a hw_env with sysfs_root = <root>/sys and proc_root = <root>/proc sees
+ * the machine.
+ */
+#ifndef PCIESCOPE_SIM_SYSFS_H
+#define PCIESCOPE_SIM_SYSFS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct sim_machine;
+
+/*
+ * sim_sysfs_write - create the tree under @root (an existing, empty
+ * directory). @pmu_type_base: perf type number of the first hisi_pcie PMU;
+ * the others follow in core order (the simulated perf ops accept exactly
+ * these numbers). Returns 0 or a negative errno; @errbuf names the path that
+ * failed.
+ */
+int sim_sysfs_write(const struct sim_machine *m, const char *root, uint32_t pmu_type_base,
+                    char *errbuf, size_t errlen);
+
+/*
+ * sim_sysfs_update_aer - rewrite the AER files of every device with AER so
+ * they show the counts @elapsed seconds after start (initial + per_second *
+ * elapsed, rounded down). Files are replaced atomically (write + rename), so
+ * a concurrent reader sees the old or the new file, never half of one.
+ */
+int sim_sysfs_update_aer(const struct sim_machine *m, const char *root, double elapsed);
+
+/* The `config` image of one device (4096 bytes): header, PCI Express
+ * capability (type, MPSS, MPS, MRRS, link capabilities/status/LNKCAP2) and
+ * an AER extended capability when the device has AER. Pure. */
+void sim_config_image(const struct sim_machine *m, size_t dev, uint8_t cfg[4096]);
+
+/* Name of the PMU of core @i: "hisi_pcie<sicl>_core<core>". */
+void sim_pmu_name(const struct sim_machine *m, size_t core, char *buf, size_t size);
+
+/* rm -rf @root (only what sim_sysfs_write could have created below it). */
+int sim_sysfs_remove(const char *root);
+
+#endif /* PCIESCOPE_SIM_SYSFS_H */

@@ -18,6 +18,11 @@ struct cli_opts {
         bool names;
         bool policy_given;
         enum pcie_policy policy;
+        const char *simulate;    /* --simulate MACHINE: run on a simulated machine */
+        const char *kernel;      /* --kernel VERSION of the simulated driver */
+        const char *machine_dir; /* --machine-dir DIR of named machines */
+        double interval;         /* pmu: --interval seconds */
+        unsigned int count;      /* pmu: --count intervals */
 };
 
 /* Exit statuses shared by the subcommands. */
@@ -36,6 +41,7 @@ int cli_scan(const struct cli_opts *opts, struct hw_env *env,
 
 int cmd_topology(const struct cli_opts *opts, struct hw_env *env);
 int cmd_audit(const struct cli_opts *opts, struct hw_env *env);
+int cmd_pmu(const struct cli_opts *opts, struct hw_env *env);
 
 /* Prints "pciescope: <msg>" to stderr. */
 void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -39,6 +39,7 @@ const char *pcie_metric_kind_name(enum pcie_metric_kind kind)
         case PCIE_METRIC_GAUGE:
                 return "gauge";
         case PCIE_METRIC_COUNTER:
+        case PCIE_METRIC_FLOAT_COUNTER:
                 return "counter";
         case PCIE_METRIC_INFO:
                 return "info";

@@ -22,8 +22,11 @@ enum pcie_metric_kind {
         PCIE_METRIC_GAUGE,
         PCIE_METRIC_COUNTER, /* monotonic since the monitor started */
         PCIE_METRIC_INFO,    /* gauge with value 1 carrying labels */
+        /* Monotonic, but fractional (seconds of CPU or counting time): the
+         * value is in .gauge, collectd sees a gauge, Prometheus a counter. */
+        PCIE_METRIC_FLOAT_COUNTER,
 };
-/* "gauge", "counter", "info" */
+/* "gauge", "counter" (both counter kinds), "info" */
 const char *pcie_metric_kind_name(enum pcie_metric_kind kind);
 
 #define PCIE_SAMPLE_MAX_LABELS 12

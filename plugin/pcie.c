@@ -2,9 +2,17 @@
 /*
  * pcie.c - the collectd `pcie` plugin: configuration, logging and dispatch.
  *
- * All the work is in collectors/ (pcie_monitor); this file only maps
- * collectd's configuration onto the monitor's options, collectd's logging
- * onto the seam's log callback, and the monitor's samples onto value lists.
+ * All the work is in collectors/ (pcie_monitor for topology, link, audit and
+ * AER; hisi_pcie_core for the HiSilicon PCIe PMU counters); this file maps
+ * collectd's configuration onto their options, collectd's logging onto the
+ * seam's log callback, and their samples onto value lists. It also owns the
+ * per-PCIe-core collector threads: each runs one hisi_pcie_core on its own
+ * perf fds and publishes a finished interval that the read callback
+ * dispatches.
+ *
+ * With `Simulate "<machine>"` the whole plugin runs on a simulated machine
+ * (sim/): said at startup in the log, and in a `simulated` label on every
+ * value.
  *
  * Meta data convention (read by the remote_write plugin, see
  * docs/metrics.md): every value list carries
@@ -17,13 +25,20 @@
 #include "collectd/core/utils/common/common.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <sys/stat.h>
+#include <time.h>
 
 #include "bdf_match.h"
+#include "hisi_pcie.h"
+#include "hisi_pcie_core.h"
 #include "hw_env.h"
 #include "pci_source.h"
 #include "pcie_monitor.h"
+#include "pcie_topo.h"
 #include "pcie_types.h"
+#include "sample_set.h"
+#include "sim.h"
 
 #define PLUGIN_NAME "pcie"
 
@@ -31,13 +46,45 @@ static struct {
         char *sysfs_root;
         char *proc_root;
         char *pci_dump;
+        char *simulate;
+        char *simulate_kernel;
+        char *machine_dir;
         struct bdf_filter filter;
         struct pcie_monitor_opts opts;
+        bool collect_pmu;
+        struct hisi_pcie_opts pmu;
+        struct bdf_filter endpoints;
+        bool endpoints_given;
+        double retry_seconds;
         bool config_failed;
 } conf;
 
 static struct hw_env env;
 static struct pcie_monitor *monitor;
+static struct sim *sim;
+
+/* One PCIe core's collector thread. */
+struct core_thread {
+        struct hisi_pcie_core *core;
+        pthread_t thread;
+        bool thread_started;
+        pthread_mutex_t lock; /* guards published, generation */
+        struct sample_set published;
+        unsigned long generation; /* bumped at every publication */
+        unsigned long dispatched; /* generation the read callback sent last */
+        struct sample_set work;   /* owned by the thread */
+};
+
+static struct {
+        pthread_mutex_t lock;
+        pthread_cond_t wake;
+        bool stop;
+        double interval; /* seconds */
+        struct hisi_pcie_pmu *pmus;
+        size_t pmu_count;
+        struct core_thread *cores;
+        size_t core_count;
+} pmu_state = {.lock = PTHREAD_MUTEX_INITIALIZER};
 
 static void plugin_log_adapter(void *ctx, enum hw_log_level level, const char *msg)
 {
@@ -168,6 +215,82 @@ static int pcie_config_item(const oconfig_item_t *ci)
                 o->audit.high_bandwidth_bytes = (uint64_t)number;
                 return 0;
         }
+        if (!strcasecmp(ci->key, "Simulate"))
+                return config_string(ci, &conf.simulate);
+        if (!strcasecmp(ci->key, "SimulateKernel")) {
+                if (config_string(ci, &conf.simulate_kernel))
+                        return -1;
+                if (strcmp(conf.simulate_kernel, "5.17") && strcmp(conf.simulate_kernel, "6.2") &&
+                    strcmp(conf.simulate_kernel, "6.9") && strcmp(conf.simulate_kernel, "6.12"))
+                        return config_fail(ci, "not one of 5.17, 6.2, 6.9, 6.12");
+                return 0;
+        }
+        if (!strcasecmp(ci->key, "MachineDirectory"))
+                return config_directory(ci, &conf.machine_dir);
+        if (!strcasecmp(ci->key, "CollectPMU"))
+                return config_bool(ci, &conf.collect_pmu);
+        if (!strcasecmp(ci->key, "PMUPortBandwidth"))
+                return config_bool(ci, &conf.pmu.port_bandwidth);
+        if (!strcasecmp(ci->key, "PMULatency"))
+                return config_bool(ci, &conf.pmu.latency);
+        if (!strcasecmp(ci->key, "PMUTLPLength"))
+                return config_bool(ci, &conf.pmu.tlp_length);
+        if (!strcasecmp(ci->key, "PMUEndpoints"))
+                return config_bool(ci, &conf.pmu.endpoints);
+        if (!strcasecmp(ci->key, "Endpoint")) {
+                int err;
+
+                if (ci->values_num != 1 || ci->values[0].type != OCONFIG_TYPE_STRING)
+                        return config_fail(ci, "takes exactly one string argument");
+                err = bdf_filter_add(&conf.endpoints, ci->values[0].value.string, false);
+                if (err)
+                        return config_fail(ci,
+                                           err == -EINVAL ? "not a BDF pattern" : strerror(-err));
+                conf.endpoints_given = true;
+                return 0;
+        }
+        if (!strcasecmp(ci->key, "TopTalkers")) {
+                if (config_number(ci, 0, &number))
+                        return -1;
+                if (number > 1000 || number != (double)(size_t)number)
+                        return config_fail(ci, "must be a whole number from 0 to 1000");
+                conf.pmu.top_talkers = (size_t)number;
+                return 0;
+        }
+        if (!strcasecmp(ci->key, "FluxUnit")) {
+                if (config_number(ci, 0, &number))
+                        return -1;
+                if (number <= 0 || number > 4096)
+                        return config_fail(ci,
+                                           "bytes per flux count must be above 0 and at most 4096");
+                conf.pmu.flux_unit_bytes = number;
+                return 0;
+        }
+        if (!strcasecmp(ci->key, "LatencyClock")) {
+                if (config_number(ci, 1, &number))
+                        return -1;
+                conf.pmu.latency_clock_hz = number;
+                return 0;
+        }
+        if (!strcasecmp(ci->key, "LengthMode")) {
+                static const char *const modes[] = {NULL, "payload", "header", "header+payload"};
+
+                if (ci->values_num != 1 || ci->values[0].type != OCONFIG_TYPE_STRING)
+                        return config_fail(ci, "takes exactly one string argument");
+                for (unsigned int m = 1; m <= 3; m++) {
+                        if (!strcasecmp(ci->values[0].value.string, modes[m])) {
+                                conf.pmu.len_mode = m;
+                                return 0;
+                        }
+                }
+                return config_fail(ci, "not one of payload, header, header+payload");
+        }
+        if (!strcasecmp(ci->key, "PMURetryInterval")) {
+                if (config_number(ci, 1, &number))
+                        return -1;
+                conf.retry_seconds = number;
+                return 0;
+        }
         if (!strcasecmp(ci->key, "MinReadRequestSize")) {
                 if (config_number(ci, 128, &number))
                         return -1;
@@ -184,6 +307,18 @@ static int pcie_config(oconfig_item_t *ci)
         for (int i = 0; i < ci->children_num; i++)
                 if (pcie_config_item(&ci->children[i]))
                         return -1;
+        if (conf.simulate && (conf.sysfs_root || conf.proc_root || conf.pci_dump)) {
+                ERROR(PLUGIN_NAME " plugin: option Simulate \"%s\": cannot be combined with "
+                                  "SysfsRoot, ProcRoot or PCIDump (the simulation brings its own)",
+                      conf.simulate);
+                conf.config_failed = true;
+                return -1;
+        }
+        if (conf.simulate_kernel && !conf.simulate) {
+                ERROR(PLUGIN_NAME " plugin: option SimulateKernel: only with Simulate");
+                conf.config_failed = true;
+                return -1;
+        }
         return 0;
 }
 
@@ -213,6 +348,7 @@ static int dispatch_sample(void *ctx, const struct pcie_sample *s)
         (void)ctx;
         if (s->kind == PCIE_METRIC_COUNTER)
                 value.derive = (derive_t)s->counter;
+        /* FLOAT_COUNTER: a gauge to collectd, a counter in prom.type. */
         else
                 value.gauge = s->gauge;
         vl.values = &value;
@@ -236,13 +372,206 @@ static int dispatch_sample(void *ctx, const struct pcie_sample *s)
         return 0;
 }
 
+/* Sends each core's newest finished interval, once. No new interval yet is
+ * not an error (collectd would back the read interval off). */
+static void dispatch_pmu_snapshots(void)
+{
+        for (size_t i = 0; i < pmu_state.core_count; i++) {
+                struct core_thread *ct = &pmu_state.cores[i];
+
+                pthread_mutex_lock(&ct->lock);
+                if (ct->generation != ct->dispatched) {
+                        for (size_t k = 0; k < ct->published.count; k++)
+                                dispatch_sample(NULL, &ct->published.samples[k]);
+                        ct->dispatched = ct->generation;
+                }
+                pthread_mutex_unlock(&ct->lock);
+        }
+}
+
+static void dispatch_simulation_info(void)
+{
+        const struct sim_machine *m = sim_machine(sim);
+        struct pcie_sample s = {.metric = "pcie_simulation_info",
+                                .type = "simulation_info",
+                                .kind = PCIE_METRIC_INFO,
+                                .instance = "simulated",
+                                .type_instance = m->name,
+                                .gauge = 1};
+
+        s.labels[s.label_count++] = (struct pcie_label){"machine", m->name};
+        s.labels[s.label_count++] = (struct pcie_label){"kernel", sim_kernel_name(m->kernel)};
+        dispatch_sample(NULL, &s);
+}
+
 static int pcie_read(void)
 {
-        int err = pcie_monitor_sample(monitor, dispatch_sample, NULL);
+        int err;
 
+        if (sim) {
+                sim_refresh(sim); /* AER counts that rise with time */
+                dispatch_simulation_info();
+        }
+        err = pcie_monitor_sample(monitor, dispatch_sample, NULL);
+        dispatch_pmu_snapshots();
         /* Only a failed scan of the whole bus is an error; it is logged
          * once by the monitor, and collectd backs off while it lasts. */
         return err ? -1 : 0;
+}
+
+/* ---- per-core collector threads ---------------------------------------- */
+
+static double monotonic_now(void)
+{
+        struct timespec ts;
+
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* Sleeps until @deadline (monotonic seconds) or shutdown; true = stop. */
+static bool wait_until(double deadline)
+{
+        struct timespec ts = {.tv_sec = (time_t)deadline,
+                              .tv_nsec = (long)((deadline - (double)(time_t)deadline) * 1e9)};
+        bool stop;
+
+        pthread_mutex_lock(&pmu_state.lock);
+        while (!pmu_state.stop && monotonic_now() < deadline)
+                if (pthread_cond_timedwait(&pmu_state.wake, &pmu_state.lock, &ts) == ETIMEDOUT)
+                        break;
+        stop = pmu_state.stop;
+        pthread_mutex_unlock(&pmu_state.lock);
+        return stop;
+}
+
+static bool retryable(int err)
+{
+        return err == -EBUSY || err == -EMFILE || err == -ENFILE || err == -EAGAIN;
+}
+
+static void *core_thread_main(void *arg)
+{
+        struct core_thread *ct = arg;
+        const char *name = hisi_pcie_core_name(ct->core);
+        double next = monotonic_now();
+        int err;
+
+        /* Open the counters; on EBUSY/EMFILE try again later, on anything
+         * else this core stays off (the reason was logged once). */
+        for (;;) {
+                err = hisi_pcie_core_start(ct->core, monotonic_now());
+                if (!err)
+                        break;
+                if (!retryable(err))
+                        return NULL;
+                if (wait_until(monotonic_now() + conf.retry_seconds))
+                        return NULL;
+        }
+        INFO(PLUGIN_NAME " plugin: %s: counting %zu measurements", name,
+             hisi_pcie_core_measurements(ct->core));
+        for (;;) {
+                next += pmu_state.interval;
+                if (wait_until(next))
+                        break;
+                sample_set_clear(&ct->work);
+                err = hisi_pcie_core_tick(ct->core, monotonic_now(), &ct->work);
+                if (err && err != -ENOMEM)
+                        WARNING(PLUGIN_NAME " plugin: %s: reading counters: %s", name,
+                                STRERROR(-err));
+                pthread_mutex_lock(&ct->lock);
+                sample_set_swap(&ct->work, &ct->published);
+                ct->generation++;
+                pthread_mutex_unlock(&ct->lock);
+                /* Fell behind (suspend, overload): skip, do not burst. */
+                if (monotonic_now() > next + pmu_state.interval)
+                        next = monotonic_now();
+        }
+        hisi_pcie_core_stop(ct->core);
+        return NULL;
+}
+
+static void pmu_stop(void)
+{
+        pthread_mutex_lock(&pmu_state.lock);
+        pmu_state.stop = true;
+        pthread_cond_broadcast(&pmu_state.wake);
+        pthread_mutex_unlock(&pmu_state.lock);
+        for (size_t i = 0; i < pmu_state.core_count; i++) {
+                struct core_thread *ct = &pmu_state.cores[i];
+
+                if (ct->thread_started)
+                        pthread_join(ct->thread, NULL);
+                hisi_pcie_core_free(ct->core);
+                sample_set_free(&ct->published);
+                sample_set_free(&ct->work);
+                pthread_mutex_destroy(&ct->lock);
+        }
+        free(pmu_state.cores);
+        pmu_state.cores = NULL;
+        pmu_state.core_count = 0;
+        hisi_pcie_free(pmu_state.pmus, pmu_state.pmu_count);
+        pmu_state.pmus = NULL;
+        pmu_state.pmu_count = 0;
+}
+
+/* Finds the hisi_pcie PMUs, plans each core and starts its thread. */
+static int pmu_start(void)
+{
+        struct pcie_topo_opts topo_opts = {.names = false, .read_sysfs = false};
+        struct pcie_topo *topo = NULL;
+        pthread_condattr_t attr;
+        int err;
+
+        pthread_condattr_init(&attr);
+        pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
+        pthread_cond_init(&pmu_state.wake, &attr);
+        pthread_condattr_destroy(&attr);
+        pmu_state.stop = false;
+        pmu_state.interval = CDTIME_T_TO_DOUBLE(plugin_get_interval());
+
+        err = pcie_topo_scan(&env, &topo_opts, &topo);
+        if (err) {
+                ERROR(PLUGIN_NAME " plugin: PMU counters off: cannot read the PCI topology: %s",
+                      STRERROR(-err));
+                return 0;
+        }
+        err = hisi_pcie_discover(&env, topo, &pmu_state.pmus, &pmu_state.pmu_count);
+        if (err || pmu_state.pmu_count == 0) {
+                INFO(PLUGIN_NAME " plugin: no HiSilicon PCIe PMU (hisi_pcie*) found; PMU counters "
+                                 "off");
+                pcie_topo_free(topo);
+                return 0;
+        }
+        pmu_state.cores = calloc(pmu_state.pmu_count, sizeof(*pmu_state.cores));
+        if (!pmu_state.cores) {
+                pcie_topo_free(topo);
+                return -ENOMEM;
+        }
+        conf.pmu.endpoint_filter = conf.endpoints_given ? &conf.endpoints : NULL;
+        for (size_t i = 0; i < pmu_state.pmu_count; i++) {
+                const struct hisi_pcie_pmu *pmu = &pmu_state.pmus[i];
+                struct core_thread *ct = &pmu_state.cores[pmu_state.core_count];
+                char tname[16];
+
+                err = hisi_pcie_core_new(&env, pmu, topo, &conf.pmu, &ct->core);
+                if (err) {
+                        WARNING(PLUGIN_NAME " plugin: %s: nothing to count (%s)", pmu->name,
+                                err == -ENODATA ? "no Root Port or no known event"
+                                                : STRERROR(-err));
+                        continue;
+                }
+                pthread_mutex_init(&ct->lock, NULL);
+                pmu_state.core_count++;
+                snprintf(tname, sizeof(tname), "pcie s%uc%u", pmu->sicl, pmu->core);
+                if (plugin_thread_create(&ct->thread, core_thread_main, ct, tname) == 0)
+                        ct->thread_started = true;
+                else
+                        ERROR(PLUGIN_NAME " plugin: %s: cannot start its collector thread",
+                              pmu->name);
+        }
+        pcie_topo_free(topo);
+        return 0;
 }
 
 /* ---- lifecycle --------------------------------------------------------- */
@@ -256,11 +585,31 @@ static int pcie_init(void)
 
         hw_env_init_system(&env);
         env.log = plugin_log_adapter;
-        if (conf.sysfs_root)
+        if (conf.simulate) {
+                struct sim_opts so = {.machine_dir = conf.machine_dir,
+                                      .kernel = conf.simulate_kernel};
+                char msg[512] = "";
+
+                err = sim_open(conf.simulate, &so, &sim, msg, sizeof(msg));
+                if (!err)
+                        err = sim_env(sim, &env);
+                if (err) {
+                        ERROR(PLUGIN_NAME " plugin: Simulate \"%s\": %s", conf.simulate,
+                              msg[0] ? msg : STRERROR(-err));
+                        return -1;
+                }
+                NOTICE(PLUGIN_NAME " plugin: SIMULATED machine \"%s\" (kernel %s): no hardware "
+                                   "is read; every value is labelled simulated=\"%s\"; tree in %s",
+                       sim_machine(sim)->name, sim_kernel_name(sim_machine(sim)->kernel),
+                       sim_machine(sim)->name, sim_root(sim));
+                err = 0;
+        } else if (conf.sysfs_root)
                 env.sysfs_root = conf.sysfs_root;
         if (conf.proc_root)
                 env.proc_root = conf.proc_root;
-        if (conf.pci_dump) {
+        if (sim) {
+                /* sim_env() opened the PCI source on the simulated tree. */
+        } else if (conf.pci_dump) {
                 /* A dump describes another machine: use sysfs/procfs trees
                  * only when the configuration names them explicitly. */
                 if (!conf.sysfs_root)
@@ -293,15 +642,30 @@ static int pcie_init(void)
                      env.sysfs_root ? env.sysfs_root : "not used", pcie_policy_name(policy),
                      source);
         }
+        /* PMUs need sysfs and perf on the machine itself; a dump has neither. */
+        if (conf.collect_pmu && !conf.pci_dump && pmu_start() < 0) {
+                ERROR(PLUGIN_NAME " plugin: cannot start the PMU collectors: out of memory");
+                return -1;
+        }
         return plugin_register_read(PLUGIN_NAME, pcie_read);
 }
 
 static int pcie_shutdown(void)
 {
+        pmu_stop();
         pcie_monitor_free(monitor);
         monitor = NULL;
-        pci_source_close(env.pci);
+        if (sim) {
+                sim_close(sim); /* closes the PCI source it opened */
+                sim = NULL;
+        } else {
+                pci_source_close(env.pci);
+        }
         env.pci = NULL;
+        bdf_filter_clear(&conf.endpoints);
+        sfree(conf.simulate);
+        sfree(conf.simulate_kernel);
+        sfree(conf.machine_dir);
         bdf_filter_clear(&conf.filter);
         sfree(conf.sysfs_root);
         sfree(conf.proc_root);
@@ -325,6 +689,9 @@ static void register_data_sets(void)
 void module_register(void)
 {
         pcie_monitor_opts_default(&conf.opts);
+        hisi_pcie_opts_default(&conf.pmu);
+        conf.collect_pmu = true;
+        conf.retry_seconds = 30;
         register_data_sets();
         plugin_register_complex_config(PLUGIN_NAME, pcie_config);
         plugin_register_init(PLUGIN_NAME, pcie_init);

@@ -1,0 +1,792 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * hisi_pcie_core.c - one PCIe core's counter plan, rotation and samples.
+ * See hisi_pcie_core.h.
+ */
+#define _GNU_SOURCE
+#include "hisi_pcie_core.h"
+
+#include <errno.h>
+#include <linux/perf_event.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "bdf_match.h"
+#include "hw_env.h"
+#include "pcie_link.h"
+#include "pcie_topo.h"
+#include "perf_group.h"
+#include "sample_set.h"
+
+/* TLP length buckets for the distribution: 2^n DW = 64..512 bytes. */
+static const unsigned int length_thresholds[] = {4, 5, 6, 7};
+#define LENGTH_BUCKETS (sizeof(length_thresholds) / sizeof(length_thresholds[0]))
+
+enum scope { SCOPE_PORT, SCOPE_DEVICE, SCOPE_LENGTH };
+
+struct measurement {
+        enum hisi_pcie_pair pair;
+        enum scope scope;
+        struct hisi_pcie_filter filter;
+        size_t port;              /* index in core->ports */
+        size_t endpoint;          /* SCOPE_DEVICE: index in core->endpoints */
+        unsigned int below_bytes; /* SCOPE_LENGTH: TLPs shorter than this */
+
+        struct perf_group *group;
+        bool enabled;
+        struct perf_group_reading base; /* reading at enable or at the last tick */
+
+        /* Estimates from the most recent window the measurement ran in. */
+        bool have_rate;
+        double primary_per_second; /* flux or latency cycles per counting second */
+        bool have_ratio;
+        double ratio; /* Δprimary / Δsecondary: cycles per TLP */
+        /* Totals over all windows. */
+        uint64_t primary_total, secondary_total;
+        double running_seconds;
+};
+
+struct port_info {
+        char bdf[PCI_BDF_LEN];
+        uint16_t bit;
+        uint64_t capacity; /* bytes/s per direction at the current speed/width */
+        unsigned int mps;
+};
+
+struct endpoint_info {
+        char bdf[PCI_BDF_LEN];
+        uint16_t rid;
+        size_t port;
+};
+
+struct hisi_pcie_core {
+        const struct hw_env *env;
+        const struct hisi_pcie_pmu *pmu;
+        struct hisi_pcie_opts opts;
+
+        size_t port_count;
+        struct port_info ports[HISI_PCIE_MAX_PORTS];
+        size_t endpoint_count;
+        struct endpoint_info *endpoints;
+
+        size_t count;
+        struct measurement *m;
+        struct hisi_pcie_plan_item *items;
+        size_t cursor;
+        size_t window_count;
+        size_t *window;
+
+        bool started;
+        double start_time;
+        double cpu_seconds;
+        char sicl[16], core[16], identifier[32], ports_label[HISI_PCIE_MAX_PORTS * PCI_BDF_LEN];
+};
+
+void hisi_pcie_opts_default(struct hisi_pcie_opts *opts)
+{
+        memset(opts, 0, sizeof(*opts));
+        opts->flux_unit_bytes = 4;
+        opts->latency_clock_hz = 1e9;
+        opts->slots = 8;
+        opts->len_mode = 3;
+        opts->port_bandwidth = true;
+        opts->latency = true;
+        opts->tlp_length = true;
+        opts->endpoints = true;
+        opts->top_talkers = 5;
+}
+
+const char *hisi_pcie_core_name(const struct hisi_pcie_core *core)
+{
+        return core->pmu->name;
+}
+
+size_t hisi_pcie_core_measurements(const struct hisi_pcie_core *core)
+{
+        return core->count;
+}
+
+double hisi_pcie_core_cpu_seconds(const struct hisi_pcie_core *core)
+{
+        return core->cpu_seconds;
+}
+
+static double thread_cpu_seconds(void)
+{
+        struct timespec ts;
+
+        if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts))
+                return 0;
+        return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* ---- the window chooser ---- */
+
+size_t hisi_pcie_plan_window(const struct hisi_pcie_plan_item *items, size_t count, size_t slots,
+                             bool strict_related, size_t *cursor, size_t *chosen)
+{
+        size_t n = 0, first_skipped = SIZE_MAX, last_taken = 0;
+        bool taken_pair[HISI_PAIRS] = {false};
+
+        if (count == 0 || slots == 0)
+                return 0;
+        if (*cursor >= count)
+                *cursor = 0;
+        for (size_t k = 0; k < count && n < slots; k++) {
+                size_t i = (*cursor + k) % count;
+                enum hisi_pcie_pair pair = items[i].pair;
+
+                /* Before 6.9 two events with one code cannot count at once,
+                 * whatever their filters: let this one wait. */
+                if (!strict_related && (unsigned int)pair < HISI_PAIRS && taken_pair[pair]) {
+                        if (first_skipped == SIZE_MAX)
+                                first_skipped = i;
+                        continue;
+                }
+                if ((unsigned int)pair < HISI_PAIRS)
+                        taken_pair[pair] = true;
+                chosen[n++] = i;
+                last_taken = i;
+        }
+        /* Next window starts at the first item that had to wait, else right
+         * after the last one taken. */
+        *cursor = first_skipped != SIZE_MAX ? first_skipped : (last_taken + 1) % count;
+        /* Ascending order keeps enable/disable and output stable. */
+        for (size_t a = 1; a < n; a++)
+                for (size_t b = a; b > 0 && chosen[b - 1] > chosen[b]; b--) {
+                        size_t t = chosen[b];
+
+                        chosen[b] = chosen[b - 1];
+                        chosen[b - 1] = t;
+                }
+        return n;
+}
+
+/* ---- planning ---- */
+
+static int plan_add(struct hisi_pcie_core *c, size_t *cap, const struct measurement *m)
+{
+        if (c->count == *cap) {
+                size_t ncap = *cap ? 2 * *cap : 32;
+                struct measurement *nm = realloc(c->m, ncap * sizeof(*nm));
+
+                if (!nm)
+                        return -ENOMEM;
+                c->m = nm;
+                *cap = ncap;
+        }
+        c->m[c->count++] = *m;
+        return 0;
+}
+
+static bool is_endpoint(const struct pcie_function *f)
+{
+        return !f->info.is_bridge && f->info.vendor_id != 0xffff;
+}
+
+static int collect_ports_and_endpoints(struct hisi_pcie_core *c, const struct pcie_topo *topo)
+{
+        const struct hisi_pcie_pmu *pmu = c->pmu;
+        size_t cap = 0;
+
+        for (size_t i = 0; i < pmu->port_count; i++) {
+                struct port_info *p = &c->ports[c->port_count++];
+                const struct pcie_function *f =
+                    topo ? pcie_topo_get(topo, pmu->ports[i].topo_index) : NULL;
+
+                snprintf(p->bdf, sizeof(p->bdf), "%s", pmu->ports[i].bdf);
+                p->bit = pmu->ports[i].bit;
+                if (f && f->info.has_link && f->link_up)
+                        p->capacity = f->capacity_current;
+                p->mps = f ? f->info.mps_bytes : 0;
+        }
+        for (size_t t = 0; topo && t < pcie_topo_count(topo); t++) {
+                const struct pcie_function *f = pcie_topo_get(topo, t);
+                struct endpoint_info *e;
+                size_t port = SIZE_MAX;
+
+                if (!is_endpoint(f) || f->root_port == PCIE_TOPO_NONE)
+                        continue;
+                for (size_t i = 0; i < pmu->port_count; i++)
+                        if (pmu->ports[i].topo_index == f->root_port)
+                                port = i;
+                if (port == SIZE_MAX)
+                        continue;
+                if (c->opts.endpoint_filter &&
+                    !bdf_filter_selects(c->opts.endpoint_filter, &f->addr))
+                        continue;
+                if (c->endpoint_count == cap) {
+                        size_t ncap = cap ? 2 * cap : 16;
+                        struct endpoint_info *ne = realloc(c->endpoints, ncap * sizeof(*ne));
+
+                        if (!ne)
+                                return -ENOMEM;
+                        c->endpoints = ne;
+                        cap = ncap;
+                }
+                e = &c->endpoints[c->endpoint_count++];
+                snprintf(e->bdf, sizeof(e->bdf), "%s", f->bdf);
+                e->rid = (uint16_t)(f->addr.bus << 8 | f->addr.dev << 3 | f->addr.func);
+                e->port = port;
+        }
+        return 0;
+}
+
+static int build_plan(struct hisi_pcie_core *c)
+{
+        const struct hisi_pcie_pmu *pmu = c->pmu;
+        size_t cap = 0;
+        int ret = 0;
+
+        for (size_t p = 0; p < c->port_count && !ret; p++) {
+                struct measurement m = {.scope = SCOPE_PORT, .port = p};
+
+                m.filter.port = c->ports[p].bit;
+                for (int pair = 0; pair < HISI_PAIRS && !ret; pair++) {
+                        bool bw = hisi_pcie_pair_info(pair)->bandwidth;
+
+                        if (!pmu->offered[pair] ||
+                            (bw ? !c->opts.port_bandwidth : !c->opts.latency))
+                                continue;
+                        m.pair = pair;
+                        m.filter.len_mode = bw ? c->opts.len_mode : 0;
+                        ret = plan_add(c, &cap, &m);
+                }
+                if (c->opts.tlp_length && pmu->offered[HISI_RX_MWR_FLUX]) {
+                        for (size_t b = 0; b < LENGTH_BUCKETS && !ret; b++) {
+                                struct measurement l = m;
+
+                                l.scope = SCOPE_LENGTH;
+                                l.pair = HISI_RX_MWR_FLUX;
+                                l.filter.len_mode = c->opts.len_mode;
+                                l.filter.thr_len = length_thresholds[b];
+                                l.filter.thr_mode = 1; /* shorter than the threshold */
+                                l.below_bytes = 4u << length_thresholds[b];
+                                ret = plan_add(c, &cap, &l);
+                        }
+                }
+        }
+        /* Endpoints: what the device moves as requester: its DMA writes
+         * (rx_mwr) and the data its DMA reads bring back (tx_cpl). */
+        static const enum hisi_pcie_pair device_pairs[] = {HISI_RX_MWR_FLUX, HISI_TX_CPL_FLUX};
+
+        for (size_t e = 0; c->opts.endpoints && e < c->endpoint_count && !ret; e++) {
+                for (size_t k = 0; k < 2 && !ret; k++) {
+                        struct measurement m = {.scope = SCOPE_DEVICE,
+                                                .pair = device_pairs[k],
+                                                .port = c->endpoints[e].port,
+                                                .endpoint = e};
+
+                        if (!pmu->offered[m.pair])
+                                continue;
+                        m.filter.bdf = c->endpoints[e].rid;
+                        m.filter.len_mode = c->opts.len_mode;
+                        ret = plan_add(c, &cap, &m);
+                }
+        }
+        return ret;
+}
+
+int hisi_pcie_core_new(const struct hw_env *env, const struct hisi_pcie_pmu *pmu,
+                       const struct pcie_topo *topo, const struct hisi_pcie_opts *opts,
+                       struct hisi_pcie_core **out)
+{
+        struct hisi_pcie_core *c = calloc(1, sizeof(*c));
+        int ret;
+
+        *out = NULL;
+        if (!c)
+                return -ENOMEM;
+        c->env = env;
+        c->pmu = pmu;
+        c->opts = *opts;
+        if (c->opts.slots == 0)
+                c->opts.slots = 8;
+        if (c->opts.flux_unit_bytes <= 0)
+                c->opts.flux_unit_bytes = 4;
+        if (c->opts.latency_clock_hz <= 0)
+                c->opts.latency_clock_hz = 1e9;
+        snprintf(c->sicl, sizeof(c->sicl), "%u", pmu->sicl);
+        snprintf(c->core, sizeof(c->core), "%u", pmu->core);
+        snprintf(c->identifier, sizeof(c->identifier), "%#llx",
+                 (unsigned long long)pmu->identifier);
+        for (size_t i = 0; i < pmu->port_count; i++) {
+                size_t len = strlen(c->ports_label);
+
+                snprintf(c->ports_label + len, sizeof(c->ports_label) - len, "%s%s", i ? "," : "",
+                         pmu->ports[i].bdf);
+        }
+        ret = collect_ports_and_endpoints(c, topo);
+        if (!ret)
+                ret = build_plan(c);
+        if (!ret && c->count == 0)
+                ret = -ENODATA;
+        if (!ret) {
+                c->items = calloc(c->count, sizeof(*c->items));
+                c->window = calloc(c->opts.slots, sizeof(*c->window));
+                if (!c->items || !c->window)
+                        ret = -ENOMEM;
+        }
+        if (ret) {
+                hisi_pcie_core_free(c);
+                return ret;
+        }
+        for (size_t i = 0; i < c->count; i++)
+                c->items[i].pair = c->m[i].pair;
+        *out = c;
+        return 0;
+}
+
+void hisi_pcie_core_stop(struct hisi_pcie_core *c)
+{
+        for (size_t i = 0; c && i < c->count; i++) {
+                perf_group_close(c->m[i].group);
+                c->m[i].group = NULL;
+                c->m[i].enabled = false;
+        }
+        if (c) {
+                c->started = false;
+                c->window_count = 0;
+        }
+}
+
+void hisi_pcie_core_free(struct hisi_pcie_core *c)
+{
+        if (!c)
+                return;
+        hisi_pcie_core_stop(c);
+        free(c->m);
+        free(c->items);
+        free(c->window);
+        free(c->endpoints);
+        free(c);
+}
+
+/* ---- running ---- */
+
+static const char *open_advice(int err)
+{
+        switch (err) {
+        case -EACCES:
+        case -EPERM:
+                return "permission denied: run collectd as root, or grant CAP_PERFMON and set "
+                       "kernel.perf_event_paranoid to 0 or less";
+        case -EBUSY:
+                return "the PMU is busy: another tool (perf stat?) holds its counters; retrying "
+                       "later";
+        case -EMFILE:
+        case -ENFILE:
+                return "too many open files: raise the file limit (LimitNOFILE= in the collectd "
+                       "unit) or measure fewer endpoints";
+        case -ENOENT:
+        case -ENODEV:
+                return "the PMU is gone (driver unloaded or device removed)";
+        case -EINVAL:
+                return "the kernel rejected the event's filters (see the PMU's format/ files)";
+        case -EOPNOTSUPP:
+                return "the PMU does not support this kind of event";
+        default:
+                return "perf_event_open failed";
+        }
+}
+
+/* Enables the measurements of the next window, disables the others. */
+static int apply_window(struct hisi_pcie_core *c)
+{
+        bool want[c->count ? c->count : 1];
+        int ret = 0;
+
+        memset(want, 0, sizeof(want));
+        c->window_count = hisi_pcie_plan_window(c->items, c->count, c->opts.slots,
+                                                c->pmu->strict_related, &c->cursor, c->window);
+        for (size_t k = 0; k < c->window_count; k++)
+                want[c->window[k]] = true;
+        /* Disable first, so the enabled set never exceeds the slots. */
+        for (size_t i = 0; i < c->count; i++) {
+                struct measurement *m = &c->m[i];
+
+                if (m->enabled && !want[i]) {
+                        int err = perf_group_disable(m->group);
+
+                        if (err && !ret)
+                                ret = err;
+                        m->enabled = false;
+                }
+        }
+        for (size_t i = 0; i < c->count; i++) {
+                struct measurement *m = &c->m[i];
+
+                if (!m->enabled && want[i]) {
+                        int err = perf_group_enable(m->group);
+
+                        if (!err)
+                                err = perf_group_read(m->group, &m->base);
+                        if (err) {
+                                if (!ret)
+                                        ret = err;
+                                continue;
+                        }
+                        m->enabled = true;
+                }
+        }
+        return ret;
+}
+
+int hisi_pcie_core_start(struct hisi_pcie_core *c, double now)
+{
+        double cpu0 = thread_cpu_seconds();
+        int ret = 0;
+
+        hisi_pcie_core_stop(c);
+        for (size_t i = 0; i < c->count && !ret; i++) {
+                struct measurement *m = &c->m[i];
+                struct perf_event_attr attrs[2];
+
+                ret = hisi_pcie_pair_attrs(c->pmu, m->pair, &m->filter, attrs);
+                if (ret) {
+                        hw_logf(c->env, HW_LOG_ERROR, "%s: cannot build the %s event: %s",
+                                c->pmu->name, hisi_pcie_pair_info(m->pair)->name, strerror(-ret));
+                        break;
+                }
+                ret = perf_group_open(c->env, attrs, 2, c->pmu->cpu, &m->group, NULL);
+                if (ret)
+                        hw_logf(c->env, HW_LOG_ERROR,
+                                "%s: perf_event_open(%s, cpu %d): %s — %s; this core's counters "
+                                "are not collected",
+                                c->pmu->name, c->pmu->primary_event[m->pair], c->pmu->cpu,
+                                strerror(-ret), open_advice(ret));
+        }
+        if (!ret)
+                ret = apply_window(c);
+        if (ret) {
+                hisi_pcie_core_stop(c);
+        } else {
+                c->started = true;
+                c->start_time = now;
+        }
+        c->cpu_seconds += thread_cpu_seconds() - cpu0;
+        return ret;
+}
+
+/* Takes the delta since the base reading into the measurement's estimates. */
+static int take_reading(struct measurement *m)
+{
+        struct perf_group_reading now, d;
+        int ret = perf_group_read(m->group, &now);
+
+        if (ret)
+                return ret;
+        ret = perf_reading_delta(&now, &m->base, &d);
+        m->base = now;
+        if (ret || d.time_running == 0)
+                return ret == -ERANGE ? 0 : ret; /* did not run, or counters reset: skip */
+        double running = (double)d.time_running / 1e9;
+
+        m->primary_total += d.values[0];
+        m->secondary_total += d.values[1];
+        m->running_seconds += running;
+        m->primary_per_second = (double)d.values[0] / running;
+        m->have_rate = true;
+        if (d.values[1]) {
+                m->ratio = (double)d.values[0] / (double)d.values[1];
+                m->have_ratio = true;
+        } else {
+                m->have_ratio = false; /* no TLPs: no latency to report */
+        }
+        return 0;
+}
+
+/* ---- samples ---- */
+
+struct emitter {
+        struct hisi_pcie_core *c;
+        struct sample_set *out;
+        int err;
+};
+
+static void label(struct pcie_sample *s, const char *name, const char *value)
+{
+        if (s->label_count < PCIE_SAMPLE_MAX_LABELS)
+                s->labels[s->label_count++] = (struct pcie_label){name, value};
+}
+
+static struct pcie_sample base_sample(const struct hisi_pcie_core *c, const char *metric,
+                                      const char *type, enum pcie_metric_kind kind,
+                                      const char *instance, const char *type_instance)
+{
+        struct pcie_sample s = {.metric = metric,
+                                .type = type,
+                                .kind = kind,
+                                .instance = instance,
+                                .type_instance = type_instance};
+
+        label(&s, "pmu", c->pmu->name);
+        if (c->opts.extra_label_name)
+                label(&s, c->opts.extra_label_name, c->opts.extra_label_value);
+        return s;
+}
+
+static void emit(struct emitter *em, const struct pcie_sample *s)
+{
+        int err = sample_set_add(em->out, s);
+
+        if (err && !em->err)
+                em->err = err;
+}
+
+static double bytes_per_second(const struct hisi_pcie_core *c, const struct measurement *m)
+{
+        return m->primary_per_second * c->opts.flux_unit_bytes;
+}
+
+static const char *target_of(const struct hisi_pcie_core *c, const struct measurement *m)
+{
+        return m->scope == SCOPE_DEVICE ? c->endpoints[m->endpoint].bdf : c->ports[m->port].bdf;
+}
+
+/* The raw counters of one measurement, so users can recompute anything. */
+static void emit_raw(struct emitter *em, const struct measurement *m, double elapsed)
+{
+        const struct hisi_pcie_core *c = em->c;
+        const struct hisi_pcie_pair_info *pi = hisi_pcie_pair_info(m->pair);
+        const char *target = target_of(c, m);
+        char ti[64], below[16] = "";
+        struct pcie_sample s;
+
+        if (m->scope == SCOPE_LENGTH) {
+                snprintf(below, sizeof(below), "%u", m->below_bytes);
+                snprintf(ti, sizeof(ti), "%s-lt%u", pi->name, m->below_bytes);
+        } else {
+                snprintf(ti, sizeof(ti), "%s%s", m->scope == SCOPE_DEVICE ? "device-" : "",
+                         pi->name);
+        }
+        /* Primary and secondary counts. */
+        s = base_sample(c, pi->bandwidth ? "pcie_pmu_flux_total" : "pcie_pmu_latency_cycles_total",
+                        pi->bandwidth ? "pmu_flux" : "pmu_latency_cycles", PCIE_METRIC_COUNTER,
+                        target, ti);
+        label(&s, "target", target);
+        label(&s, "event", pi->name);
+        if (below[0])
+                label(&s, "shorter_than_bytes", below);
+        s.counter = m->primary_total;
+        emit(em, &s);
+        s.metric = pi->bandwidth ? "pcie_pmu_time_total" : "pcie_pmu_tlps_total";
+        s.type = pi->bandwidth ? "pmu_time" : "pmu_tlps";
+        s.counter = m->secondary_total;
+        emit(em, &s);
+        s.metric = "pcie_pmu_counting_seconds_total";
+        s.type = "pmu_counting_seconds";
+        s.kind = PCIE_METRIC_FLOAT_COUNTER;
+        s.gauge = m->running_seconds;
+        emit(em, &s);
+        s.metric = "pcie_pmu_coverage_ratio";
+        s.type = "pmu_coverage";
+        s.kind = PCIE_METRIC_GAUGE;
+        s.gauge = elapsed > 0 ? m->running_seconds / elapsed : 0;
+        if (s.gauge > 1)
+                s.gauge = 1;
+        emit(em, &s);
+}
+
+static void emit_port_values(struct emitter *em, size_t port)
+{
+        const struct hisi_pcie_core *c = em->c;
+        const struct port_info *p = &c->ports[port];
+        double dir_bytes[2] = {0, 0};
+        bool dir_have[2] = {false, false};
+
+        for (size_t i = 0; i < c->count; i++) {
+                const struct measurement *m = &c->m[i];
+                const struct hisi_pcie_pair_info *pi = hisi_pcie_pair_info(m->pair);
+                struct pcie_sample s;
+                char ti[64];
+
+                if (m->port != port || m->scope == SCOPE_DEVICE || !m->have_rate)
+                        continue;
+                if (m->scope == SCOPE_LENGTH) {
+                        char below[16];
+
+                        snprintf(below, sizeof(below), "%u", m->below_bytes);
+                        snprintf(ti, sizeof(ti), "%s-lt%u", pi->name, m->below_bytes);
+                        s = base_sample(c, "pcie_port_tlp_length_bytes_per_second",
+                                        "pmu_length_bandwidth", PCIE_METRIC_GAUGE, p->bdf, ti);
+                        label(&s, "port", p->bdf);
+                        label(&s, "event", pi->name);
+                        label(&s, "shorter_than_bytes", below);
+                        s.gauge = bytes_per_second(c, m);
+                        emit(em, &s);
+                } else if (pi->bandwidth) {
+                        int dir = pi->direction[0] == 't';
+
+                        s = base_sample(c, "pcie_port_bandwidth_bytes_per_second", "pmu_bandwidth",
+                                        PCIE_METRIC_GAUGE, p->bdf, pi->name);
+                        label(&s, "port", p->bdf);
+                        label(&s, "direction", pi->direction);
+                        label(&s, "tlp", pi->tlp);
+                        s.gauge = bytes_per_second(c, m);
+                        emit(em, &s);
+                        dir_bytes[dir] += s.gauge;
+                        dir_have[dir] = true;
+                } else if (m->have_ratio) {
+                        s = base_sample(c, "pcie_port_latency_seconds", "pmu_latency_seconds",
+                                        PCIE_METRIC_GAUGE, p->bdf, pi->name);
+                        label(&s, "port", p->bdf);
+                        label(&s, "event", pi->name);
+                        s.gauge = m->ratio / c->opts.latency_clock_hz;
+                        emit(em, &s);
+                        s.metric = "pcie_port_latency_cycles";
+                        s.type = "pmu_latency_average_cycles";
+                        s.gauge = m->ratio;
+                        emit(em, &s);
+                }
+        }
+        /* Utilisation per direction against the link's raw capacity and
+         * against what it can carry at the current MPS. */
+        for (int dir = 0; dir < 2 && p->capacity; dir++) {
+                static const char *const names[2] = {"rx", "tx"};
+                double effective =
+                    (double)p->capacity * (p->mps ? pcie_payload_efficiency(p->mps) : 1.0);
+                char ti[32];
+                struct pcie_sample s;
+
+                if (!dir_have[dir])
+                        continue;
+                snprintf(ti, sizeof(ti), "%s-raw", names[dir]);
+                s = base_sample(c, "pcie_port_utilization_ratio", "pmu_utilization",
+                                PCIE_METRIC_GAUGE, p->bdf, ti);
+                label(&s, "port", p->bdf);
+                label(&s, "direction", names[dir]);
+                label(&s, "capacity", "raw");
+                s.gauge = dir_bytes[dir] / (double)p->capacity;
+                emit(em, &s);
+                snprintf(ti, sizeof(ti), "%s-effective", names[dir]);
+                s.type_instance = ti;
+                s.labels[s.label_count - 1].value = "effective";
+                s.gauge = dir_bytes[dir] / effective;
+                emit(em, &s);
+        }
+}
+
+/* Endpoint bandwidth of the device with the latest estimates. */
+static double endpoint_bytes(const struct hisi_pcie_core *c, size_t e)
+{
+        double sum = 0;
+
+        for (size_t i = 0; i < c->count; i++)
+                if (c->m[i].scope == SCOPE_DEVICE && c->m[i].endpoint == e && c->m[i].have_rate)
+                        sum += bytes_per_second(c, &c->m[i]);
+        return sum;
+}
+
+/* Without an endpoint filter only the top talkers are published. */
+static bool endpoint_published(const struct hisi_pcie_core *c, size_t e)
+{
+        double mine = endpoint_bytes(c, e);
+        size_t above = 0;
+
+        if (c->opts.endpoint_filter)
+                return true;
+        for (size_t o = 0; o < c->endpoint_count; o++) {
+                double theirs = endpoint_bytes(c, o);
+
+                above += theirs > mine || (theirs == mine && o < e);
+        }
+        return above < c->opts.top_talkers;
+}
+
+static void emit_endpoints(struct emitter *em, double elapsed)
+{
+        const struct hisi_pcie_core *c = em->c;
+
+        for (size_t i = 0; i < c->count; i++) {
+                const struct measurement *m = &c->m[i];
+                const struct hisi_pcie_pair_info *pi = hisi_pcie_pair_info(m->pair);
+                const struct endpoint_info *e;
+                struct pcie_sample s;
+
+                if (m->scope != SCOPE_DEVICE || !m->have_rate ||
+                    !endpoint_published(c, m->endpoint))
+                        continue;
+                e = &c->endpoints[m->endpoint];
+                s = base_sample(c, "pcie_device_bandwidth_bytes_per_second", "pmu_bandwidth",
+                                PCIE_METRIC_GAUGE, e->bdf, pi->name);
+                label(&s, "device", e->bdf);
+                label(&s, "port", c->ports[e->port].bdf);
+                label(&s, "direction", pi->direction);
+                label(&s, "tlp", pi->tlp);
+                s.gauge = bytes_per_second(c, m);
+                emit(em, &s);
+                emit_raw(em, m, elapsed);
+        }
+}
+
+static void emit_core(struct emitter *em, double elapsed)
+{
+        const struct hisi_pcie_core *c = em->c;
+        struct pcie_sample s;
+        char n[32], w[32];
+
+        s = base_sample(c, "pcie_pmu_info", "pmu_info", PCIE_METRIC_INFO, c->pmu->name, "");
+        label(&s, "sicl", c->sicl);
+        label(&s, "core", c->core);
+        label(&s, "identifier", c->identifier);
+        label(&s, "ports", c->ports_label);
+        s.gauge = 1;
+        emit(em, &s);
+
+        snprintf(n, sizeof(n), "%zu", c->count);
+        snprintf(w, sizeof(w), "%zu", c->window_count);
+        s = base_sample(c, "pcie_pmu_measurements", "pmu_measurements", PCIE_METRIC_GAUGE,
+                        c->pmu->name, "planned");
+        s.gauge = (double)c->count;
+        emit(em, &s);
+        s.metric = "pcie_pmu_measurements_counting";
+        s.type_instance = "counting";
+        s.gauge = (double)c->window_count;
+        emit(em, &s);
+
+        for (size_t i = 0; i < c->count; i++)
+                if (c->m[i].scope != SCOPE_DEVICE && c->m[i].have_rate)
+                        emit_raw(em, &c->m[i], elapsed);
+        (void)n, (void)w;
+}
+
+int hisi_pcie_core_tick(struct hisi_pcie_core *c, double now, struct sample_set *out)
+{
+        double cpu0 = thread_cpu_seconds();
+        struct emitter em = {.c = c, .out = out};
+        struct pcie_sample s;
+        int ret = 0;
+
+        if (!c->started)
+                return -ENODEV;
+        for (size_t k = 0; k < c->window_count; k++) {
+                int err = take_reading(&c->m[c->window[k]]);
+
+                if (err && !ret)
+                        ret = err;
+        }
+        /* Rotate only when the plan does not fit; otherwise the groups keep
+         * counting and the next tick reads on from here. */
+        if (c->window_count < c->count) {
+                int err = apply_window(c);
+
+                if (err && !ret)
+                        ret = err;
+        }
+        double elapsed = now - c->start_time;
+
+        for (size_t p = 0; p < c->port_count; p++)
+                emit_port_values(&em, p);
+        emit_endpoints(&em, elapsed);
+        emit_core(&em, elapsed);
+
+        c->cpu_seconds += thread_cpu_seconds() - cpu0;
+        s = base_sample(c, "pcie_collector_cpu_seconds_total", "collector_cpu_seconds",
+                        PCIE_METRIC_FLOAT_COUNTER, c->pmu->name, "");
+        s.gauge = c->cpu_seconds;
+        emit(&em, &s);
+        return ret ? ret : em.err;
+}

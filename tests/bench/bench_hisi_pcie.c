@@ -16,6 +16,7 @@
  *   bench_hisi_pcie [MACHINE_DIR] [INTERVALS]
  */
 #define _GNU_SOURCE
+#include <linux/perf_event.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

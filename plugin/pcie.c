@@ -330,6 +330,9 @@ static int add_meta(meta_data_t *meta, const struct pcie_sample *s)
 
         if (!err)
                 err = meta_data_add_string(meta, "prom.type", pcie_metric_kind_name(s->kind));
+        /* Never pass a simulation off as the machine: every value says so. */
+        if (!err && sim)
+                err = meta_data_add_string(meta, "prom.label.simulated", sim_machine(sim)->name);
         for (size_t i = 0; i < s->label_count && !err; i++) {
                 char key[DATA_MAX_NAME_LEN];
 

@@ -7,6 +7,7 @@ PCIESCOPE_DEPS=(
 	collectd-core collectd-dev                            # the plugin and the daemon
 	libcmocka-dev pciutils python3 clang-format           # tests and oracles
 	libmicrohttpd12 libprotobuf-c1 curl                   # write_prometheus in tests
+	libyajl2                                              # write_log JSON in scripts/run
 )
 
 pciescope_install_deps() {

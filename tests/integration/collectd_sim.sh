@@ -23,7 +23,7 @@ cleanup() {
 trap cleanup EXIT
 
 mkdir -p "$tmp/plugins"
-cp "$SO" /usr/lib/collectd/logfile.so /usr/lib/collectd/csv.so "$tmp/plugins/"
+cp "$SO" /usr/lib/collectd/logfile.so /usr/lib/collectd/csv.so /usr/lib/collectd/write_log.so "$tmp/plugins/"
 
 write_conf() { # conf, csv dir, log, machine
 	cat >"$1" <<CONF
@@ -42,6 +42,10 @@ LoadPlugin csv
 <Plugin csv>
   DataDir "$2"
   StoreRates false
+</Plugin>
+LoadPlugin write_log
+<Plugin write_log>
+  Format JSON
 </Plugin>
 LoadPlugin pcie
 <Plugin pcie>
@@ -76,6 +80,12 @@ check "log: the simulation is said plainly" \
 	grep -q 'pcie plugin: SIMULATED machine "pmu-test"' "$tmp/a.log"
 check "log: no errors" eval '! grep -q "\[error\]" "$tmp/a.log"'
 check "log: each core reports its plan" grep -q 'hisi_pcie0_core1: counting' "$tmp/a.log"
+# write_log logs every value list with its meta data (to the logfile)
+check "every value carries simulated=\"pmu-test\" (meta prom.label.simulated)" \
+	eval '[ "$(grep -c "\"plugin\":\"pcie\"" "$tmp/a.log")" -gt 100 ] &&
+	      [ "$(grep "\"plugin\":\"pcie\"" "$tmp/a.log" | grep -vc "\"prom.label.simulated\":\"pmu-test\"")" -eq 0 ]'
+check "write_log: port bandwidth carries its Prometheus name and labels" \
+	grep -q '"prom.name":"pcie_port_bandwidth_bytes_per_second".*"prom.label.pmu":"hisi_pcie0_core0".*"prom.label.port":"0000:00:00.0","prom.label.direction":"rx","prom.label.tlp":"mwr"' "$tmp/a.log"
 
 "$TRUTH" "$MACHINE" 0 1 >"$tmp/truth"
 n=0

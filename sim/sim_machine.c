@@ -289,7 +289,7 @@ static int get_hex(struct ctx *c, json_object *v, const char *path, unsigned lon
         int r;
 
         if (!json_object_is_type(v, json_type_string))
-                return fail(c, path, "expected a hex string such as \"0x%lx\", got %s", max,
+                return fail(c, path, "expected a hex string such as \"0x1234\", got %s",
                             type_desc(v));
         r = get_string(c, v, path, buf, sizeof(buf));
         if (r)

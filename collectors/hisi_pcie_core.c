@@ -555,19 +555,21 @@ static void emit_raw(struct emitter *em, const struct measurement *m, double ela
         char ti[64], below[16] = "";
         struct pcie_sample s;
 
+        /* The primary event's name ("rx_mwr_flux", "rx_mwr_latency") keeps
+         * a port's bandwidth and latency pairs of one TLP type apart. */
         if (m->scope == SCOPE_LENGTH) {
                 snprintf(below, sizeof(below), "%u", m->below_bytes);
-                snprintf(ti, sizeof(ti), "%s-lt%u", pi->name, m->below_bytes);
+                snprintf(ti, sizeof(ti), "%s-lt%u", pi->primary, m->below_bytes);
         } else {
                 snprintf(ti, sizeof(ti), "%s%s", m->scope == SCOPE_DEVICE ? "device-" : "",
-                         pi->name);
+                         pi->primary);
         }
         /* Primary and secondary counts. */
         s = base_sample(c, pi->bandwidth ? "pcie_pmu_flux_total" : "pcie_pmu_latency_cycles_total",
                         pi->bandwidth ? "pmu_flux" : "pmu_latency_cycles", PCIE_METRIC_COUNTER,
                         target, ti);
         label(&s, "target", target);
-        label(&s, "event", pi->name);
+        label(&s, "event", pi->primary);
         if (below[0])
                 label(&s, "shorter_than_bytes", below);
         s.counter = m->primary_total;

@@ -433,6 +433,30 @@ static void stop_cores(struct world *w, struct hisi_pcie_core **cores, struct sa
         assert_int_equal(sim_pmu_open_count(sim_pmu(w->sim)), 0);
 }
 
+/* No two samples of one interval may share a collectd identity or a
+ * Prometheus series (collectd would drop one; Prometheus would reject it). */
+static void assert_unique(const struct sample_set *set)
+{
+        for (size_t i = 0; i < set->count; i++) {
+                const struct pcie_sample *a = &set->samples[i];
+
+                for (size_t j = i + 1; j < set->count; j++) {
+                        const struct pcie_sample *b = &set->samples[j];
+                        bool same_labels = a->label_count == b->label_count;
+
+                        if (!strcmp(a->type, b->type) && !strcmp(a->instance, b->instance) &&
+                            !strcmp(a->type_instance, b->type_instance))
+                                fail_msg("collectd identity twice: %s/%s/%s", a->instance, a->type,
+                                         a->type_instance);
+                        for (size_t l = 0; same_labels && l < a->label_count; l++)
+                                same_labels = !strcmp(a->labels[l].name, b->labels[l].name) &&
+                                              !strcmp(a->labels[l].value, b->labels[l].value);
+                        if (same_labels && !strcmp(a->metric, b->metric))
+                                fail_msg("series twice: %s (%s)", a->metric, a->type_instance);
+                }
+        }
+}
+
 /* Only the port pairs: fits in 8 slots per one-port core, no rotation. */
 static void test_truth_fitting(void **state)
 {
@@ -482,6 +506,7 @@ static void test_truth_rotating(void **state)
         for (size_t i = 0; i < w.count; i++) {
                 size_t planned = hisi_pcie_core_measurements(cores[i]);
 
+                assert_unique(&sets[i]);
                 if (w.pmus[i].core == 2)
                         continue; /* the bursty core: covered by test_truth_phases */
                 checked += check_ports(&w, i, &sets[i], 0, 1);

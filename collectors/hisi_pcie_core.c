@@ -728,7 +728,6 @@ static void emit_core(struct emitter *em, double elapsed)
 {
         const struct hisi_pcie_core *c = em->c;
         struct pcie_sample s;
-        char n[32], w[32];
 
         s = base_sample(c, "pcie_pmu_info", "pmu_info", PCIE_METRIC_INFO, c->pmu->name, "");
         label(&s, "sicl", c->sicl);
@@ -738,8 +737,6 @@ static void emit_core(struct emitter *em, double elapsed)
         s.gauge = 1;
         emit(em, &s);
 
-        snprintf(n, sizeof(n), "%zu", c->count);
-        snprintf(w, sizeof(w), "%zu", c->window_count);
         s = base_sample(c, "pcie_pmu_measurements", "pmu_measurements", PCIE_METRIC_GAUGE,
                         c->pmu->name, "planned");
         s.gauge = (double)c->count;
@@ -752,7 +749,6 @@ static void emit_core(struct emitter *em, double elapsed)
         for (size_t i = 0; i < c->count; i++)
                 if (c->m[i].scope != SCOPE_DEVICE && c->m[i].have_rate)
                         emit_raw(em, &c->m[i], elapsed);
-        (void)n, (void)w;
 }
 
 int hisi_pcie_core_tick(struct hisi_pcie_core *c, double now, struct sample_set *out)

@@ -640,7 +640,10 @@ static int pcie_init(void)
 
                 INFO(PLUGIN_NAME " plugin: pciescope %s reading %s PCI devices%s%s (sysfs %s); "
                                  "MPS policy %s (%s)",
-                     PCIESCOPE_VERSION, conf.pci_dump ? "dumped" : "this machine's",
+                     PCIESCOPE_VERSION,
+                     conf.pci_dump ? "dumped"
+                     : sim         ? "the SIMULATED machine's"
+                                   : "this machine's",
                      conf.pci_dump ? " from " : "", conf.pci_dump ? conf.pci_dump : "",
                      env.sysfs_root ? env.sysfs_root : "not used", pcie_policy_name(policy),
                      source);

@@ -455,6 +455,18 @@ static const char *const aer_keys[] = {"correctable", "nonfatal", "fatal", NULL}
 static const char *const aer_unnamed_prefix[SIM_AER_CLASSES] = {
     "dev_cor_errs_bit", "dev_nonfatal_errs_bit", "dev_fatal_errs_bit"};
 
+int sim_aer_bits(enum sim_aer_class cls)
+{
+        return cls == SIM_AER_CORRECTABLE ? AER_COR_BITS : AER_UNCOR_BITS;
+}
+
+const char *sim_aer_bit_name(enum sim_aer_class cls, int bit)
+{
+        if (bit < 0 || bit >= sim_aer_bits(cls))
+                return NULL;
+        return cls == SIM_AER_CORRECTABLE ? aer_cor_names[bit] : aer_uncor_names[bit];
+}
+
 /* Bit of a counter name in its class, or -1. */
 static int aer_bit(enum sim_aer_class cls, const char *name)
 {

@@ -85,6 +85,12 @@ struct sim_aer_counter {
 
 enum sim_aer_class { SIM_AER_CORRECTABLE, SIM_AER_NONFATAL, SIM_AER_FATAL, SIM_AER_CLASSES };
 
+/* Status bits of an AER class (16 correctable, 27 uncorrectable), and the
+ * name the kernel's aer.c prints for @bit, or NULL for an unnamed bit. One
+ * table for the description loader and the sysfs writer. */
+int sim_aer_bits(enum sim_aer_class cls);
+const char *sim_aer_bit_name(enum sim_aer_class cls, int bit);
+
 enum sim_dev_kind {
         SIM_ROOT_PORT,   /* PCIe Root Port of a PCIe core */
         SIM_SWITCH_UP,   /* switch upstream port */

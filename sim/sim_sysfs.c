@@ -317,28 +317,6 @@ static const char *speed_text(unsigned int code)
         return code < sizeof(text) / sizeof(text[0]) ? text[code] : "Unknown";
 }
 
-/* Status bits with a name in aer.c; the others print as dev_*_errs_bit[i]
- * and only when non-zero. */
-#define AER_COR_BITS   16
-#define AER_UNCOR_BITS 27
-
-static const char *const aer_cor_names[AER_COR_BITS] = {
-    [0] = "RxErr",    [6] = "BadTLP",       [7] = "BadDLLP",     [8] = "Rollover",
-    [12] = "Timeout", [13] = "NonFatalErr", [14] = "CorrIntErr", [15] = "HeaderOF",
-};
-
-static const char *const aer_uncor_names[AER_UNCOR_BITS] = {
-    [0] = "Undefined",      [4] = "DLP",
-    [5] = "SDES",           [12] = "TLP",
-    [13] = "FCP",           [14] = "CmpltTO",
-    [15] = "CmpltAbrt",     [16] = "UnxCmplt",
-    [17] = "RxOF",          [18] = "MalfTLP",
-    [19] = "ECRC",          [20] = "UnsupReq",
-    [21] = "ACSViol",       [22] = "UncorrIntErr",
-    [23] = "BlockedTLP",    [24] = "AtomicOpBlocked",
-    [25] = "TLPBlockedErr", [26] = "PoisonTLPBlocked",
-};
-
 static const char *const aer_file[SIM_AER_CLASSES] = {"aer_dev_correctable", "aer_dev_nonfatal",
                                                       "aer_dev_fatal"};
 static const char *const aer_total[SIM_AER_CLASSES] = {"TOTAL_ERR_COR", "TOTAL_ERR_NONFATAL",
@@ -387,14 +365,14 @@ static void append(char *buf, size_t size, size_t *len, const char *name, uint64
 static size_t aer_text(const struct sim_device *d, int cls, double elapsed, char *buf, size_t size,
                        uint64_t *total)
 {
-        const char *const *names = cls == SIM_AER_CORRECTABLE ? aer_cor_names : aer_uncor_names;
-        int bits = cls == SIM_AER_CORRECTABLE ? AER_COR_BITS : AER_UNCOR_BITS;
+        int bits = sim_aer_bits(cls);
         size_t len = 0;
         uint64_t sum = 0;
 
         for (int bit = 0; bit < bits; bit++) {
                 char unnamed[48];
-                const char *name = names[bit];
+                const char *name = sim_aer_bit_name(cls, bit);
+                bool named = name != NULL;
                 uint64_t v;
 
                 if (!name) {
@@ -403,7 +381,7 @@ static size_t aer_text(const struct sim_device *d, int cls, double elapsed, char
                 }
                 v = counter_value(d, cls, name, elapsed);
                 sum = sat_add(sum, v);
-                if (buf && (names[bit] || v))
+                if (buf && (named || v))
                         append(buf, size, &len, name, v);
         }
         if (buf)

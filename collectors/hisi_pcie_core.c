@@ -366,32 +366,6 @@ void hisi_pcie_core_free(struct hisi_pcie_core *c)
 
 /* ---- running ---- */
 
-static const char *open_advice(int err)
-{
-        switch (err) {
-        case -EACCES:
-        case -EPERM:
-                return "permission denied: run collectd as root, or grant CAP_PERFMON and set "
-                       "kernel.perf_event_paranoid to 0 or less";
-        case -EBUSY:
-                return "the PMU is busy: another tool (perf stat?) holds its counters; retrying "
-                       "later";
-        case -EMFILE:
-        case -ENFILE:
-                return "too many open files: raise the file limit (LimitNOFILE= in the collectd "
-                       "unit) or measure fewer endpoints";
-        case -ENOENT:
-        case -ENODEV:
-                return "the PMU is gone (driver unloaded or device removed)";
-        case -EINVAL:
-                return "the kernel rejected the event's filters (see the PMU's format/ files)";
-        case -EOPNOTSUPP:
-                return "the PMU does not support this kind of event";
-        default:
-                return "perf_event_open failed";
-        }
-}
-
 /* Enables the measurements of the next window, disables the others. */
 static int apply_window(struct hisi_pcie_core *c)
 {
@@ -456,7 +430,7 @@ int hisi_pcie_core_start(struct hisi_pcie_core *c, double now)
                                 "%s: perf_event_open(%s, cpu %d): %s — %s; this core's counters "
                                 "are not collected",
                                 c->pmu->name, c->pmu->primary_event[m->pair], c->pmu->cpu,
-                                strerror(-ret), open_advice(ret));
+                                strerror(-ret), perf_open_advice(ret));
         }
         if (!ret)
                 ret = apply_window(c);

@@ -288,3 +288,29 @@ void perf_group_close(struct perf_group *g)
         close_fds(g->ops, g->fds, g->count);
         free(g);
 }
+
+const char *perf_open_advice(int err)
+{
+        switch (err) {
+        case -EACCES:
+        case -EPERM:
+                return "permission denied: run collectd as root, or grant CAP_PERFMON and set "
+                       "kernel.perf_event_paranoid to 0 or less";
+        case -EBUSY:
+                return "the PMU is busy: another tool (perf stat?) holds its counters; retrying "
+                       "later";
+        case -EMFILE:
+        case -ENFILE:
+                return "too many open files: raise the file limit (LimitNOFILE= in the collectd "
+                       "unit) or count fewer events";
+        case -ENOENT:
+        case -ENODEV:
+                return "the PMU is gone (driver unloaded or device removed)";
+        case -EINVAL:
+                return "the kernel rejected the event's filters (see the PMU's format/ files)";
+        case -EOPNOTSUPP:
+                return "the PMU does not support this kind of event";
+        default:
+                return "perf_event_open failed";
+        }
+}

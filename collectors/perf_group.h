@@ -90,4 +90,8 @@ bool perf_group_enabled(const struct perf_group *g);
  * fine. */
 void perf_group_close(struct perf_group *g);
 
+/* What to do about a perf_event_open error, in words for a log line
+ * ("permission denied: run collectd as root, or grant CAP_PERFMON ..."). */
+const char *perf_open_advice(int err);
+
 #endif /* PCIESCOPE_PERF_GROUP_H */

@@ -5,12 +5,14 @@
 #include "sim.h"
 
 #include <errno.h>
+#include <linux/perf_event.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "hw_env.h"
 #include "pci_source.h"
+#include "sim_intel_iio.h"
 #include "sim_sysfs.h"
 
 #ifndef PCIESCOPE_MACHINE_DIR
@@ -20,6 +22,8 @@
 struct sim {
         struct sim_machine *machine;
         struct sim_pmu *pmu;
+        struct sim_iio *iio; /* NULL without an Intel part */
+        struct perf_ops ops; /* routes to pmu or iio */
         struct pci_source *pci;
         char root[4096];
         char sys[4200];
@@ -36,7 +40,7 @@ const char *sim_default_machine_dir(void)
 static int parse_kernel(const char *text, enum sim_kernel *out)
 {
         static const enum sim_kernel all[] = {SIM_KERNEL_5_17, SIM_KERNEL_6_2, SIM_KERNEL_6_9,
-                                              SIM_KERNEL_6_12};
+                                              SIM_KERNEL_6_12, SIM_KERNEL_6_15};
 
         for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++) {
                 if (!strcmp(text, sim_kernel_name(all[i]))) {
@@ -45,6 +49,75 @@ static int parse_kernel(const char *text, enum sim_kernel *out)
                 }
         }
         return -EINVAL;
+}
+
+/* ---- one perf_ops for both models: open by type, the rest by fd ---- */
+
+static const struct perf_ops *ops_of_fd(struct sim *s, int fd)
+{
+        if (s->iio && fd >= SIM_IIO_FD_BASE)
+                return sim_iio_ops(s->iio);
+        if (fd >= SIM_FD_BASE && fd < SIM_IIO_FD_BASE)
+                return sim_pmu_ops(s->pmu);
+        return NULL;
+}
+
+static int route_open(void *ctx, struct perf_event_attr *attr, pid_t pid, int cpu, int group_fd,
+                      unsigned long flags)
+{
+        struct sim *s = ctx;
+        const struct perf_ops *o = NULL;
+
+        if (!attr)
+                return -EFAULT;
+        if (attr->type >= SIM_PMU_TYPE_BASE && attr->type - SIM_PMU_TYPE_BASE < SIM_MAX_CORES)
+                o = sim_pmu_ops(s->pmu);
+        else if (s->iio && attr->type >= SIM_IIO_TYPE_BASE &&
+                 attr->type < SIM_IIO_TYPE_BASE + 0x100)
+                o = sim_iio_ops(s->iio);
+        if (!o)
+                return -ENOENT;
+        return o->open(o->ctx, attr, pid, cpu, group_fd, flags);
+}
+
+static ssize_t route_read(void *ctx, int fd, void *buf, size_t len)
+{
+        const struct perf_ops *o = ops_of_fd(ctx, fd);
+
+        return o ? o->read(o->ctx, fd, buf, len) : -EBADF;
+}
+
+static int route_ioctl(void *ctx, int fd, unsigned long request, unsigned long arg)
+{
+        const struct perf_ops *o = ops_of_fd(ctx, fd);
+
+        return o ? o->ioctl(o->ctx, fd, request, arg) : -EBADF;
+}
+
+static int route_mmap(void *ctx, int fd, size_t len, int prot, off_t offset, void **addr)
+{
+        const struct perf_ops *o = ops_of_fd(ctx, fd);
+
+        if (!o) {
+                *addr = NULL;
+                return -EBADF;
+        }
+        return o->mmap(o->ctx, fd, len, prot, offset, addr);
+}
+
+static int route_munmap(void *ctx, void *addr, size_t len)
+{
+        struct sim *s = ctx;
+        const struct perf_ops *o = sim_pmu_ops(s->pmu);
+
+        return o->munmap(o->ctx, addr, len);
+}
+
+static int route_close(void *ctx, int fd)
+{
+        const struct perf_ops *o = ops_of_fd(ctx, fd);
+
+        return o ? o->close(o->ctx, fd) : -EBADF;
 }
 
 int sim_open(const char *name_or_path, const struct sim_opts *opts, struct sim **out, char *errbuf,
@@ -72,7 +145,8 @@ int sim_open(const char *name_or_path, const struct sim_opts *opts, struct sim *
         if (ret)
                 goto fail;
         if (opts->kernel && parse_kernel(opts->kernel, &s->machine->kernel)) {
-                snprintf(errbuf, errlen, "unknown kernel version \"%s\" (5.17, 6.2, 6.9, 6.12)",
+                snprintf(errbuf, errlen,
+                         "unknown kernel version \"%s\" (5.17, 6.2, 6.9, 6.12, 6.15)",
                          opts->kernel);
                 ret = -EINVAL;
                 goto fail;
@@ -95,6 +169,22 @@ int sim_open(const char *name_or_path, const struct sim_opts *opts, struct sim *
                 snprintf(errbuf, errlen, "cannot start the PMU model: %s", strerror(-ret));
                 goto fail;
         }
+        if (s->machine->intel.present) {
+                ret = sim_iio_new(s->machine, opts->clock, opts->clock_ctx, &s->iio);
+                if (ret) {
+                        snprintf(errbuf, errlen, "cannot start the IIO model: %s", strerror(-ret));
+                        goto fail;
+                }
+        }
+        s->ops = (struct perf_ops){
+            .open = route_open,
+            .read = route_read,
+            .ioctl = route_ioctl,
+            .mmap = route_mmap,
+            .munmap = route_munmap,
+            .close = route_close,
+            .ctx = s,
+        };
         *out = s;
         return 0;
 fail:
@@ -108,6 +198,7 @@ void sim_close(struct sim *s)
                 return;
         pci_source_close(s->pci);
         sim_pmu_free(s->pmu);
+        sim_iio_free(s->iio);
         if (s->root[0])
                 sim_sysfs_remove(s->root);
         sim_machine_free(s->machine);
@@ -126,7 +217,7 @@ int sim_env(struct sim *s, struct hw_env *env)
         env->sysfs_root = s->sys;
         env->proc_root = s->proc;
         env->pci = s->pci;
-        env->perf = sim_pmu_ops(s->pmu);
+        env->perf = &s->ops;
         return 0;
 }
 
@@ -143,6 +234,11 @@ const struct sim_machine *sim_machine(const struct sim *s)
 struct sim_pmu *sim_pmu(struct sim *s)
 {
         return s->pmu;
+}
+
+struct sim_iio *sim_iio(struct sim *s)
+{
+        return s->iio;
 }
 
 const char *sim_root(const struct sim *s)

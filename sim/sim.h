@@ -17,6 +17,7 @@
 #include "sim_machine.h"
 
 struct hw_env;
+struct sim_iio;
 
 /* perf type of the first simulated PMU: far above the kernel's dynamic
  * types, so a real PMU is never confused with a simulated one. */
@@ -45,7 +46,9 @@ int sim_open(const char *name_or_path, const struct sim_opts *opts, struct sim *
 void sim_close(struct sim *s);
 
 /*
- * sim_env - point @env at the simulation: sysfs and procfs roots, perf ops,
+ * sim_env - point @env at the simulation: sysfs and procfs roots, perf ops
+ * (one set serving both the hisi_pcie and the Intel IIO models: opens are
+ * routed by perf type, everything else by fake fd range),
  * and a libpci source reading the tree's config files (which sim_close
  * closes). The log callback of @env is left alone. Returns 0 or the errno
  * of opening the PCI source.
@@ -57,6 +60,8 @@ int sim_refresh(struct sim *s);
 
 const struct sim_machine *sim_machine(const struct sim *s);
 struct sim_pmu *sim_pmu(struct sim *s);
+/* The Intel IIO model, or NULL when the machine has no Intel part. */
+struct sim_iio *sim_iio(struct sim *s);
 const char *sim_root(const struct sim *s); /* the tree's top directory */
 
 /* Default directory of named machines (the installed pkgdatadir/machines). */

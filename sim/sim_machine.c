@@ -1896,14 +1896,594 @@ static int check_cores(struct ctx *c)
         return 0;
 }
 
+/* ---- Intel uncore: sockets, the PMON discovery table, IIO stacks ---- */
+
+#define DEF_IIO_IN_BYTES  32.0
+#define DEF_IIO_OUT_BYTES 4.0
+#define DEF_IOCLK_HZ      1e9
+#define DISCOVERY_CLASS   0x088000u /* base system peripheral, "other" */
+#define MAX_BAR_SIZE      0x100000u /* resource0 is written as a file of this size */
+#define MAX_TABLE_UNITS   1023u     /* max_units is a 10-bit field */
+
+/* A hex string of up to 64 bits. */
+static int get_hex64(struct ctx *c, json_object *v, const char *path, uint64_t *out)
+{
+        const char *s;
+        size_t digits = 0;
+        unsigned long x;
+        int r;
+
+        if (json_object_is_type(v, json_type_string)) {
+                s = json_object_get_string(v);
+                if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X'))
+                        s += 2;
+                while (*s == '0' && s[1])
+                        s++;
+                for (; *s; s++)
+                        digits++;
+                if (digits > 16)
+                        return fail(c, path, "\"%s\" is above 0xffffffffffffffff",
+                                    json_object_get_string(v));
+        }
+        r = get_hex(c, v, path, (unsigned long)-1, &x);
+        if (r)
+                return r;
+        *out = (uint64_t)x;
+        return 0;
+}
+
+/* An integer member @key of @o: required unless @def is given (non-NULL). */
+static int get_member_int(struct ctx *c, json_object *o, const char *base, const char *key,
+                          long long min, long long max, const long long *def, long long *out)
+{
+        char p[PATH_LEN];
+        json_object *v = member(o, key);
+
+        path_key(p, sizeof(p), base, key);
+        if (!v) {
+                if (!def)
+                        return fail(c, p, "missing");
+                *out = *def;
+                return 0;
+        }
+        return get_int(c, v, p, min, max, out);
+}
+
+static int parse_unit_group(struct ctx *c, json_object *o, const char *path, struct sim_socket *s)
+{
+        static const char *const keys[] = {
+            "type",     "access", "count",      "first_box_id", "ctl",           "ctl_step",
+            "num_regs", "width",  "ctl_offset", "ctr_offset",   "status_offset", NULL};
+        static const long long zero = 0;
+        struct sim_uncore_unit proto = {0};
+        char p[PATH_LEN], pp[PATH_LEN], buf[16];
+        json_object *v, *ctl;
+        long long x, count = -1, first = 0;
+        uint64_t base = 0, step = 0;
+        struct sim_uncore_unit *units;
+        int r;
+
+        r = need_object(c, o, path);
+        if (!r)
+                r = check_keys(c, o, path, "a group of discovery units", keys);
+        if (!r)
+                r = get_member_int(c, o, path, "type", 0, 0xffff, NULL, &x);
+        if (r)
+                return r;
+        proto.type = (uint16_t)x;
+        path_key(p, sizeof(p), path, "access");
+        v = member(o, "access");
+        if (!v)
+                return fail(c, p, "missing (\"MSR\", \"MMIO\" or \"PCI\")");
+        r = get_string(c, v, p, buf, sizeof(buf));
+        if (r && json_object_is_type(v, json_type_string))
+                return fail(c, p, "expected \"MSR\", \"MMIO\" or \"PCI\"");
+        if (r)
+                return r;
+        if (!strcmp(buf, "MSR"))
+                proto.access = SIM_ACCESS_MSR;
+        else if (!strcmp(buf, "MMIO"))
+                proto.access = SIM_ACCESS_MMIO;
+        else if (!strcmp(buf, "PCI"))
+                proto.access = SIM_ACCESS_PCI;
+        else
+                return fail(c, p, "\"%s\": expected \"MSR\", \"MMIO\" or \"PCI\"", buf);
+        r = get_member_int(c, o, path, "num_regs", 0, 255, NULL, &x);
+        if (r)
+                return r;
+        proto.num_regs = (uint8_t)x;
+        r = get_member_int(c, o, path, "width", 0, 255, NULL, &x);
+        if (r)
+                return r;
+        proto.width = (uint8_t)x;
+        r = get_member_int(c, o, path, "ctl_offset", 0, 255, NULL, &x);
+        if (r)
+                return r;
+        proto.ctl_offset = (uint8_t)x;
+        r = get_member_int(c, o, path, "ctr_offset", 0, 255, NULL, &x);
+        if (r)
+                return r;
+        proto.ctr_offset = (uint8_t)x;
+        r = get_member_int(c, o, path, "status_offset", 0, 255, &zero, &x);
+        if (r)
+                return r;
+        proto.status_offset = (uint8_t)x;
+        r = get_member_int(c, o, path, "first_box_id", 0, 0xffff, &zero, &first);
+        if (r)
+                return r;
+        if (member(o, "count")) {
+                r = get_member_int(c, o, path, "count", 1, MAX_TABLE_UNITS, NULL, &count);
+                if (r)
+                        return r;
+        }
+        path_key(p, sizeof(p), path, "ctl");
+        ctl = member(o, "ctl");
+        if (!ctl)
+                return fail(c, p,
+                            "missing (a list of box control addresses, or the first one with "
+                            "\"count\" and \"ctl_step\")");
+        if (json_object_is_type(ctl, json_type_array)) {
+                size_t n = json_object_array_length(ctl);
+
+                if (n == 0)
+                        return fail(c, p, "empty list");
+                if (member(o, "ctl_step")) {
+                        path_key(pp, sizeof(pp), path, "ctl_step");
+                        return fail(c, pp, "only with a single \"ctl\" start address");
+                }
+                if (count >= 0 && (size_t)count != n) {
+                        path_key(pp, sizeof(pp), path, "count");
+                        return fail(c, pp, "%lld, but \"ctl\" lists %zu addresses", count, n);
+                }
+                count = (long long)n;
+        } else {
+                r = get_hex64(c, ctl, p, &base);
+                if (r)
+                        return r;
+                if (count < 0) {
+                        path_key(pp, sizeof(pp), path, "count");
+                        return fail(c, pp, "missing (how many boxes from the \"ctl\" start)");
+                }
+                path_key(pp, sizeof(pp), path, "ctl_step");
+                v = member(o, "ctl_step");
+                if (!v && count > 1)
+                        return fail(c, pp, "missing (address step from one box to the next)");
+                if (v) {
+                        r = get_hex64(c, v, pp, &step);
+                        if (r)
+                                return r;
+                }
+        }
+        if (first + count - 1 > 0xffff)
+                return fail(c, path, "box ids %lld..%lld exceed 0xffff", first, first + count - 1);
+        if (s->unit_count + (size_t)count > MAX_TABLE_UNITS)
+                return fail(c, path, "more than %u units in one table", MAX_TABLE_UNITS);
+        units = realloc(s->units, (s->unit_count + (size_t)count) * sizeof(*units));
+        if (!units)
+                return -ENOMEM;
+        s->units = units;
+        for (long long i = 0; i < count; i++) {
+                struct sim_uncore_unit *u = &s->units[s->unit_count];
+
+                *u = proto;
+                u->box_id = (uint16_t)(first + i);
+                if (json_object_is_type(ctl, json_type_array)) {
+                        path_idx(pp, sizeof(pp), p, (size_t)i);
+                        r = get_hex64(c, json_object_array_get_idx(ctl, (size_t)i), pp, &u->ctl);
+                        if (r)
+                                return r;
+                } else {
+                        u->ctl = base + step * (uint64_t)i;
+                }
+                for (size_t j = 0; j < s->unit_count; j++) {
+                        if (s->units[j].type == u->type && s->units[j].box_id == u->box_id)
+                                return fail(c, path, "type %u box %u is already in the table",
+                                            u->type, u->box_id);
+                }
+                s->unit_count++;
+        }
+        return 0;
+}
+
+static int parse_discovery(struct ctx *c, json_object *o, const char *path, struct sim_socket *s)
+{
+        static const char *const keys[] = {"bdf",   "bar",          "bar_size", "stride",
+                                           "units", "other_dvsecs", NULL};
+        struct sim_machine *m = c->m;
+        struct sim_device *d;
+        char p[PATH_LEN], pp[PATH_LEN];
+        uint16_t domain;
+        uint8_t bus, dev, fn;
+        json_object *v;
+        size_t idx;
+        long long x;
+        int r;
+
+        r = need_object(c, o, path);
+        if (!r)
+                r = check_keys(c, o, path, "\"discovery\"", keys);
+        if (r)
+                return r;
+        path_key(p, sizeof(p), path, "bdf");
+        v = member(o, "bdf");
+        if (!v)
+                return fail(c, p,
+                            "missing (the 8086:09a7 discovery function, e.g. \"0000:7e:00.1\")");
+        r = get_bdf(c, v, p, &domain, &bus, &dev, &fn);
+        if (r)
+                return r;
+        idx = sim_machine_find(m, domain, bus, dev, fn);
+        if (idx != SIM_NONE)
+                return fail(c, p, "duplicate BDF %s: already used by %s", json_object_get_string(v),
+                            c->info[idx].path);
+        r = new_device(c, path, &idx);
+        if (r)
+                return r;
+        d = &m->devices[idx];
+        d->kind = SIM_RCIEP;
+        d->domain = domain;
+        d->bus = bus;
+        d->dev = dev;
+        d->fn = fn;
+        d->vendor = 0x8086;
+        d->device = 0x09a7;
+        d->class_code = DISCOVERY_CLASS;
+        d->parent = SIM_NONE;
+        d->core = SIM_NONE;
+        d->numa_node = s->numa_node;
+        d->mpss = d->mps = DEF_MPSS;
+        d->mrrs = DEF_MRRS;
+        snprintf(d->name, sizeof(d->name), "pmon-discovery%u", s->id);
+        s->discovery_function = idx;
+
+        path_key(p, sizeof(p), path, "bar");
+        v = member(o, "bar");
+        if (!v)
+                return fail(c, p, "missing (the 64-bit BAR 0 address holding the table)");
+        r = get_hex64(c, v, p, &s->bar);
+        if (r)
+                return r;
+        path_key(pp, sizeof(pp), path, "bar_size");
+        v = member(o, "bar_size");
+        if (!v)
+                return fail(c, pp, "missing (BAR 0 size, a power of two)");
+        r = get_hex64(c, v, pp, &s->bar_size);
+        if (r)
+                return r;
+        if (s->bar_size < 0x1000 || s->bar_size > MAX_BAR_SIZE || (s->bar_size & (s->bar_size - 1)))
+                return fail(c, pp, "0x%llx: expected a power of two from 0x1000 to 0x%x",
+                            (unsigned long long)s->bar_size, MAX_BAR_SIZE);
+        if (s->bar == 0 || s->bar % s->bar_size)
+                return fail(c, p, "0x%llx is not a BAR address aligned to its size 0x%llx",
+                            (unsigned long long)s->bar, (unsigned long long)s->bar_size);
+        r = get_member_int(c, o, path, "stride", 0, 255, NULL, &x);
+        if (r)
+                return r;
+        path_key(pp, sizeof(pp), path, "stride");
+        if (x < 3)
+                return fail(c, pp,
+                            "%lld: a table entry is 3 u64s, the stride (in u64s) is at least 3", x);
+        s->stride = (unsigned int)x;
+
+        v = member(o, "other_dvsecs");
+        if (v) {
+                size_t max = sizeof(s->other_dvsec_ids) / sizeof(s->other_dvsec_ids[0]);
+
+                path_key(p, sizeof(p), path, "other_dvsecs");
+                r = need_array(c, v, p, max);
+                if (r)
+                        return r;
+                for (size_t i = 0; i < json_object_array_length(v); i++) {
+                        path_idx(pp, sizeof(pp), p, i);
+                        r = get_int(c, json_object_array_get_idx(v, i), pp, 0, 0xffff, &x);
+                        if (r)
+                                return r;
+                        if (x == 1)
+                                return fail(c, pp,
+                                            "DVSEC id 1 is the PMON discovery DVSEC itself, "
+                                            "which the simulator places after these");
+                        s->other_dvsec_ids[s->other_dvsec_count++] = (uint16_t)x;
+                }
+        }
+        path_key(p, sizeof(p), path, "units");
+        v = member(o, "units");
+        if (!v)
+                return fail(c, p, "missing (the table's unit entries, in groups)");
+        r = need_array(c, v, p, MAX_TABLE_UNITS);
+        if (r)
+                return r;
+        for (size_t i = 0; i < json_object_array_length(v); i++) {
+                path_idx(pp, sizeof(pp), p, i);
+                r = parse_unit_group(c, json_object_array_get_idx(v, i), pp, s);
+                if (r)
+                        return r;
+        }
+        if ((s->unit_count + 1) * s->stride * 8 > s->bar_size) {
+                path_key(pp, sizeof(pp), path, "bar_size");
+                return fail(c, pp,
+                            "0x%llx bytes cannot hold the table: %zu units + the global entry at "
+                            "a stride of %u u64s need 0x%zx bytes",
+                            (unsigned long long)s->bar_size, s->unit_count, s->stride,
+                            (s->unit_count + 1) * s->stride * 8);
+        }
+        return 0;
+}
+
+static int parse_stack(struct ctx *c, json_object *o, const char *path, struct sim_socket *s,
+                       struct sim_iio_stack *st)
+{
+        static const char *const keys[] = {"box_id", "bus", "root_ports", NULL};
+        struct sim_machine *m = c->m;
+        char p[PATH_LEN], pp[PATH_LEN];
+        unsigned long hex;
+        json_object *v;
+        long long x;
+        int r;
+
+        r = need_object(c, o, path);
+        if (!r)
+                r = check_keys(c, o, path, "an IIO stack", keys);
+        if (!r)
+                r = get_member_int(c, o, path, "box_id", 0, 0xff, NULL, &x);
+        if (r)
+                return r;
+        st->box_id = (unsigned int)x;
+        path_key(p, sizeof(p), path, "box_id");
+        for (size_t i = 0; i < s->stack_count; i++) {
+                if (s->stacks[i].box_id == st->box_id)
+                        return fail(c, p, "box %u is already a stack of this socket", st->box_id);
+        }
+        path_key(p, sizeof(p), path, "bus");
+        v = member(o, "bus");
+        if (!v)
+                return fail(c, p, "missing (the stack's root bus, e.g. \"0x15\")");
+        r = get_hex(c, v, p, 0xff, &hex);
+        if (r)
+                return r;
+        st->bus = (uint8_t)hex;
+        st->domain = m->devices[s->discovery_function].domain;
+        for (size_t si = 0; si < m->intel.socket_count; si++) {
+                const struct sim_socket *o2 = &m->intel.sockets[si];
+
+                for (size_t k = 0; k < o2->stack_count; k++) {
+                        if (o2 != s && o2->stacks[k].domain == st->domain &&
+                            o2->stacks[k].bus == st->bus)
+                                return fail(c, p,
+                                            "bus 0x%02x is also the bus of a stack of socket %u",
+                                            st->bus, o2->id);
+                }
+        }
+        for (size_t k = 0; k < s->stack_count; k++) {
+                if (s->stacks[k].domain == st->domain && s->stacks[k].bus == st->bus)
+                        return fail(c, p, "bus 0x%02x is also the bus of stack %u", st->bus,
+                                    s->stacks[k].box_id);
+        }
+        path_key(p, sizeof(p), path, "root_ports");
+        v = member(o, "root_ports");
+        if (!v)
+                return fail(c, p, "missing (the stack's Root Ports; [] for none)");
+        r = need_array(c, v, p, 8);
+        if (r)
+                return r;
+        for (size_t i = 0; i < json_object_array_length(v); i++) {
+                size_t idx = m->device_count;
+                const struct sim_device *d;
+                char bp[PATH_LEN];
+
+                path_idx(pp, sizeof(pp), p, i);
+                r = parse_device(c, json_object_array_get_idx(v, i), pp, SIM_ROOT_PORT, SIM_NONE,
+                                 SIM_NONE, s->numa_node);
+                if (r)
+                        return r;
+                d = &m->devices[idx];
+                path_key(bp, sizeof(bp), pp, "bdf");
+                if (d->domain != st->domain || d->bus != st->bus)
+                        return fail(c, bp,
+                                    "a Root Port of stack %u sits on the stack's bus %04x:%02x, "
+                                    "not on %04x:%02x",
+                                    st->box_id, st->domain, st->bus, d->domain, d->bus);
+                if (d->dev < 1 || d->dev > 8 || d->fn != 0)
+                        return fail(c, bp,
+                                    "device %02x.%x: the Root Ports of an IIO stack are at devices "
+                                    "01..08, function 0 (part = device - 1)",
+                                    d->dev, d->fn);
+                st->ports[st->port_count++] = idx;
+        }
+        return 0;
+}
+
+/* "a-b" or "a": one contiguous range. */
+static int parse_socket_cpus(struct ctx *c, json_object *v, const char *path, struct sim_socket *s)
+{
+        char buf[32], *end;
+        unsigned long a, b;
+        int r = get_string(c, v, path, buf, sizeof(buf));
+
+        if (r)
+                return r;
+        if (buf[0] < '0' || buf[0] > '9')
+                goto bad;
+        a = strtoul(buf, &end, 10);
+        b = a;
+        if (*end == '-') {
+                if (end[1] < '0' || end[1] > '9')
+                        goto bad;
+                b = strtoul(end + 1, &end, 10);
+        }
+        if (*end)
+                goto bad;
+        if (a > b)
+                return fail(c, path, "range %lu-%lu runs backwards", a, b);
+        if (b >= c->m->cpus)
+                return fail(c, path, "CPU %lu does not exist (the machine has %u CPUs)", b,
+                            c->m->cpus);
+        s->first_cpu = (unsigned int)a;
+        s->cpu_count = (unsigned int)(b - a + 1);
+        return 0;
+bad:
+        return fail(c, path, "\"%s\" is not one CPU range such as \"0-55\"", buf);
+}
+
+static int parse_socket(struct ctx *c, json_object *o, const char *path, size_t index)
+{
+        static const char *const keys[] = {"id",        "numa_node",  "cpus",
+                                           "discovery", "iio_stacks", NULL};
+        struct sim_intel *in = &c->m->intel;
+        struct sim_socket *s = &in->sockets[index];
+        char p[PATH_LEN], pp[PATH_LEN];
+        json_object *v;
+        long long x;
+        int r;
+
+        s->discovery_function = SIM_NONE;
+        r = need_object(c, o, path);
+        if (!r)
+                r = check_keys(c, o, path, "a socket", keys);
+        if (!r)
+                r = get_member_int(c, o, path, "id", 0, 255, NULL, &x);
+        if (r)
+                return r;
+        s->id = (unsigned int)x;
+        path_key(p, sizeof(p), path, "id");
+        for (size_t i = 0; i < index; i++) {
+                if (in->sockets[i].id == s->id)
+                        return fail(c, p, "socket %u is already described by intel.sockets[%zu]",
+                                    s->id, i);
+        }
+        r = get_member_int(c, o, path, "numa_node", -1, 1023, NULL, &x);
+        if (r)
+                return r;
+        s->numa_node = (int)x;
+        path_key(p, sizeof(p), path, "cpus");
+        v = member(o, "cpus");
+        if (!v)
+                return fail(c, p, "missing (the socket's CPUs, one range such as \"0-55\")");
+        r = parse_socket_cpus(c, v, p, s);
+        if (r)
+                return r;
+        for (size_t i = 0; i < index; i++) {
+                const struct sim_socket *o2 = &in->sockets[i];
+
+                if (s->first_cpu < o2->first_cpu + o2->cpu_count &&
+                    o2->first_cpu < s->first_cpu + s->cpu_count)
+                        return fail(c, p, "CPUs overlap those of intel.sockets[%zu]", i);
+        }
+        path_key(p, sizeof(p), path, "discovery");
+        v = member(o, "discovery");
+        if (!v)
+                return fail(c, p, "missing (the PMON discovery function and its table)");
+        r = parse_discovery(c, v, p, s);
+        if (r)
+                return r;
+        v = member(o, "iio_stacks");
+        if (v) {
+                path_key(p, sizeof(p), path, "iio_stacks");
+                r = need_array(c, v, p, SIM_MAX_IIO_STACKS);
+                if (r)
+                        return r;
+                for (size_t i = 0; i < json_object_array_length(v); i++) {
+                        struct sim_iio_stack *st = &s->stacks[s->stack_count];
+                        bool covered = false;
+
+                        path_idx(pp, sizeof(pp), p, i);
+                        memset(st, 0, sizeof(*st));
+                        r = parse_stack(c, json_object_array_get_idx(v, i), pp, s, st);
+                        if (r)
+                                return r;
+                        for (size_t u = 0; u < s->unit_count && !covered; u++)
+                                covered = s->units[u].type == 1 && s->units[u].box_id == st->box_id;
+                        if (!covered) {
+                                pathf(pp, sizeof(pp), "%s[%zu].box_id", p, i);
+                                return fail(c, pp,
+                                            "no IIO unit (type 1) with box id %u in this socket's "
+                                            "discovery table",
+                                            st->box_id);
+                        }
+                        s->stack_count++;
+                }
+        }
+        return 0;
+}
+
+static int parse_intel(struct ctx *c, json_object *o)
+{
+        static const char *const keys[] = {"cpu_model",
+                                           "iio_in_bytes_per_count",
+                                           "iio_out_bytes_per_count",
+                                           "ioclk_hz",
+                                           "die_files",
+                                           "sockets",
+                                           NULL};
+        struct sim_intel *in = &c->m->intel;
+        char p[PATH_LEN];
+        json_object *v;
+        long long x;
+        int r;
+
+        r = need_object(c, o, "intel");
+        if (!r)
+                r = check_keys(c, o, "intel", "\"intel\"", keys);
+        if (!r)
+                r = get_member_int(c, o, "intel", "cpu_model", 0, 255, NULL, &x);
+        if (r)
+                return r;
+        in->present = true;
+        in->cpu_model = (unsigned int)x;
+        in->iio_in_bytes_per_count = DEF_IIO_IN_BYTES;
+        in->iio_out_bytes_per_count = DEF_IIO_OUT_BYTES;
+        in->ioclk_hz = DEF_IOCLK_HZ;
+        v = member(o, "iio_in_bytes_per_count");
+        if (v) {
+                r = get_double(c, v, "intel.iio_in_bytes_per_count", 1, 65536,
+                               &in->iio_in_bytes_per_count);
+                if (r)
+                        return r;
+        }
+        v = member(o, "iio_out_bytes_per_count");
+        if (v) {
+                r = get_double(c, v, "intel.iio_out_bytes_per_count", 1, 65536,
+                               &in->iio_out_bytes_per_count);
+                if (r)
+                        return r;
+        }
+        v = member(o, "ioclk_hz");
+        if (v) {
+                r = get_double(c, v, "intel.ioclk_hz", 1, 1e11, &in->ioclk_hz);
+                if (r)
+                        return r;
+        }
+        v = member(o, "die_files");
+        if (v) {
+                r = get_bool(c, v, "intel.die_files", &in->die_files);
+                if (r)
+                        return r;
+        }
+        v = member(o, "sockets");
+        if (!v)
+                return fail(c, "intel.sockets", "missing (at least one socket)");
+        r = need_array(c, v, "intel.sockets", SIM_MAX_SOCKETS);
+        if (r)
+                return r;
+        if (json_object_array_length(v) == 0)
+                return fail(c, "intel.sockets", "empty: describe at least one socket");
+        for (size_t i = 0; i < json_object_array_length(v); i++) {
+                path_idx(p, sizeof(p), "intel.sockets", i);
+                in->socket_count = i + 1;
+                r = parse_socket(c, json_object_array_get_idx(v, i), p, i);
+                if (r)
+                        return r;
+        }
+        return 0;
+}
+
 static int parse_top(struct ctx *c, json_object *top)
 {
         static const char *const keys[] = {"machine", "description", "kernel", "cpus",
                                            "cmdline", "hisi_pcie",   "sicls",  "rcieps",
-                                           "inject",  NULL};
+                                           "inject",  "intel",       NULL};
         static const char *const pmu_keys[] = {"flux_unit_bytes", "time_clock_hz",
                                                "latency_clock_hz", "identifier", NULL};
-        static const char *const kernels[] = {"5.17", "6.2", "6.9", "6.12"};
+        static const char *const kernels[] = {"5.17", "6.2", "6.9", "6.12", "6.15"};
         struct sim_machine *m = c->m;
         unsigned int sicl_ids[MAX_SICLS];
         char p[PATH_LEN], buf[16];
@@ -1939,11 +2519,11 @@ static int parse_top(struct ctx *c, json_object *top)
                 r = get_string(c, v, "kernel", buf, sizeof(buf));
                 if (r && json_object_is_type(v, json_type_string))
                         return fail(c, "kernel",
-                                    "unknown kernel (expected \"5.17\", \"6.2\", \"6.9\" or "
-                                    "\"6.12\")");
+                                    "unknown kernel (expected \"5.17\", \"6.2\", \"6.9\", "
+                                    "\"6.12\" or \"6.15\")");
                 if (r)
                         return r;
-                for (int k = 0; k < 4; k++) {
+                for (int k = 0; k < (int)(sizeof(kernels) / sizeof(kernels[0])); k++) {
                         if (!strcmp(buf, kernels[k])) {
                                 m->kernel = (enum sim_kernel)k;
                                 found = true;
@@ -1952,7 +2532,7 @@ static int parse_top(struct ctx *c, json_object *top)
                 if (!found)
                         return fail(c, "kernel",
                                     "\"%s\" is not a kernel this simulator knows (\"5.17\", "
-                                    "\"6.2\", \"6.9\" or \"6.12\")",
+                                    "\"6.2\", \"6.9\", \"6.12\" or \"6.15\")",
                                     buf);
         }
         v = member(top, "cpus");
@@ -2016,14 +2596,16 @@ static int parse_top(struct ctx *c, json_object *top)
         }
 
         v = member(top, "sicls");
-        if (!v)
-                return fail(c, "sicls", "missing (the IO dies with their PCIe cores)");
-        r = need_array(c, v, "sicls", MAX_SICLS);
+        if (!v && !member(top, "intel"))
+                return fail(c, "sicls",
+                            "missing (the IO dies with their PCIe cores; or \"intel\" for an "
+                            "Intel machine)");
+        r = v ? need_array(c, v, "sicls", MAX_SICLS) : 0;
         if (r)
                 return r;
-        if (json_object_array_length(v) == 0)
+        if (v && json_object_array_length(v) == 0)
                 return fail(c, "sicls", "empty: describe at least one SICL");
-        for (size_t i = 0; i < json_object_array_length(v); i++) {
+        for (size_t i = 0; v && i < json_object_array_length(v); i++) {
                 path_idx(p, sizeof(p), "sicls", i);
                 r = parse_sicl(c, json_object_array_get_idx(v, i), p, (unsigned int)i, sicl_ids);
                 if (r)
@@ -2032,6 +2614,12 @@ static int parse_top(struct ctx *c, json_object *top)
         v = member(top, "rcieps");
         if (v) {
                 r = parse_rcieps(c, v, "rcieps", -1);
+                if (r)
+                        return r;
+        }
+        v = member(top, "intel");
+        if (v) {
+                r = parse_intel(c, v);
                 if (r)
                         return r;
         }
@@ -2206,6 +2794,8 @@ const char *sim_kernel_name(enum sim_kernel k)
                 return "6.9";
         case SIM_KERNEL_6_12:
                 return "6.12";
+        case SIM_KERNEL_6_15:
+                return "6.15";
         }
         return "unknown";
 }
@@ -2227,6 +2817,8 @@ void sim_machine_free(struct sim_machine *m)
 {
         if (!m)
                 return;
+        for (size_t i = 0; i < m->intel.socket_count && i < SIM_MAX_SOCKETS; i++)
+                free(m->intel.sockets[i].units);
         free(m->devices);
         free(m);
 }

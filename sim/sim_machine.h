@@ -31,8 +31,9 @@ enum sim_kernel {
         SIM_KERNEL_6_2,  /* codes fixed, len_mode */
         SIM_KERNEL_6_9,  /* 9 pairs, BDF validation, whole-control relatedness */
         SIM_KERNEL_6_12, /* bdf_min / bdf_max */
+        SIM_KERNEL_6_15, /* hisi_pcie as 6.12; Intel IIO free-running scale 32 bytes, no bw_out */
 };
-/* "5.17", "6.2", "6.9", "6.12" */
+/* "5.17", "6.2", "6.9", "6.12", "6.15" */
 const char *sim_kernel_name(enum sim_kernel k);
 
 /* A discrete distribution: values (bytes or nanoseconds) with relative
@@ -158,6 +159,63 @@ struct sim_injection {
         long count;             /* how many opens fail; -1 = all */
 };
 
+/* ---- Intel uncore (Sapphire Rapids class machines) ---- */
+
+#define SIM_MAX_SOCKETS      8
+#define SIM_MAX_IIO_STACKS   16
+#define SIM_MAX_UNCORE_UNITS 1024
+
+/* Access types of the discovery table (kernel-facts §5.2). */
+enum sim_uncore_access { SIM_ACCESS_MSR = 0, SIM_ACCESS_MMIO = 1, SIM_ACCESS_PCI = 2 };
+
+/* One unit entry of the PMON discovery table, as the table holds it. */
+struct sim_uncore_unit {
+        uint16_t type; /* box type: 0 CHA, 1 IIO, ... 6 IMC ... */
+        uint16_t box_id;
+        enum sim_uncore_access access;
+        uint64_t ctl; /* box control address */
+        uint8_t num_regs, width, ctl_offset, ctr_offset, status_offset;
+};
+
+/* An IIO stack: its box id (= the N of uncore_iio_free_running_<N>), its
+ * root bus, and its Root Ports at devices 1..8 of that bus (part = device
+ * - 1, as Intel PCM maps SPR PCIe stacks). */
+struct sim_iio_stack {
+        unsigned int box_id;
+        uint16_t domain;
+        uint8_t bus;
+        size_t port_count;
+        size_t ports[8]; /* device indexes of the Root Ports */
+};
+
+struct sim_socket {
+        unsigned int id;
+        int numa_node;
+        unsigned int first_cpu, cpu_count; /* CPUs first_cpu .. first_cpu + cpu_count - 1 */
+        /* The PMON discovery function (8086:09a7) and its BAR 0 (64-bit
+         * memory) holding the table; device index into sim_machine.devices. */
+        size_t discovery_function;
+        uint64_t bar, bar_size;
+        unsigned int stride;      /* table stride in 8-byte units (>= 3) */
+        size_t other_dvsec_count; /* Intel DVSECs with other ids before the PMON one */
+        uint16_t other_dvsec_ids[4];
+        size_t unit_count;
+        struct sim_uncore_unit *units; /* table order */
+        size_t stack_count;
+        struct sim_iio_stack stacks[SIM_MAX_IIO_STACKS];
+};
+
+struct sim_intel {
+        bool present;
+        unsigned int cpu_model;         /* /proc/cpuinfo "model" (SPR 143) */
+        double iio_in_bytes_per_count;  /* hardware truth: 32 on SPR */
+        double iio_out_bytes_per_count; /* model assumption: 4 */
+        double ioclk_hz;                /* IIO clock, e.g. 1e9 (assumption) */
+        bool die_files;                 /* write die<N> in uncore_iio_<box> (SPR kernels do not) */
+        size_t socket_count;
+        struct sim_socket sockets[SIM_MAX_SOCKETS];
+};
+
 struct sim_machine {
         char name[SIM_NAME_MAX];
         char description[SIM_TEXT_MAX];
@@ -175,6 +233,8 @@ struct sim_machine {
 
         size_t injection_count;
         struct sim_injection injections[8];
+
+        struct sim_intel intel; /* present only on Intel machines */
 };
 
 /*

@@ -18,11 +18,13 @@
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "pci_regs.h"
+#include "sim_intel_iio.h"
 #include "sim_machine.h"
 
 #define CAP_EXP 0x40  /* PCI Express capability */
@@ -112,8 +114,78 @@ static bool multifunction(const struct sim_machine *m, const struct sim_device *
         return false;
 }
 
+static void put64(uint8_t *c, size_t off, uint64_t v)
+{
+        put32(c, off, (uint32_t)v);
+        put32(c, off + 4, (uint32_t)(v >> 32));
+}
+
+/* Socket whose PMON discovery function is device @idx, or NULL. */
+static const struct sim_socket *discovery_socket(const struct sim_machine *m, size_t idx)
+{
+        for (size_t i = 0; m->intel.present && i < m->intel.socket_count; i++) {
+                if (m->intel.sockets[i].discovery_function == idx)
+                        return &m->intel.sockets[i];
+        }
+        return NULL;
+}
+
+#define DVSEC_LEN 0x10
+
+/* BAR 0 (64-bit memory) and the Intel DVSEC chain at 0x100: the other
+ * DVSECs first, then PMON discovery (id 1, BIR 0). */
+static void discovery_config(const struct sim_socket *s, uint8_t *cfg)
+{
+        size_t n = s->other_dvsec_count + 1;
+
+        put32(cfg, 0x10, (uint32_t)(s->bar & ~0xfULL) | 0x4); /* memory, 64-bit type */
+        put32(cfg, 0x14, (uint32_t)(s->bar >> 32));
+        for (size_t i = 0; i < n; i++) {
+                size_t off = 0x100 + i * DVSEC_LEN;
+                uint32_t next = i + 1 < n ? (uint32_t)(off + DVSEC_LEN) : 0;
+                uint16_t id = i + 1 < n ? s->other_dvsec_ids[i] : 1;
+
+                put32(cfg, off, 0x0023u | 1u << 16 | next << 20);
+                put32(cfg, off + 4, 0x8086u | 1u << 16 | (uint32_t)DVSEC_LEN << 20);
+                put32(cfg, off + 8, id);
+                put32(cfg, off + 0xc, 0); /* BIR 0, the rest 0 */
+        }
+}
+
+int sim_discovery_image(const struct sim_machine *m, size_t socket, uint8_t *buf, size_t size)
+{
+        const struct sim_socket *s;
+        size_t stride;
+
+        if (!m || !m->intel.present || socket >= m->intel.socket_count)
+                return -EINVAL;
+        s = &m->intel.sockets[socket];
+        stride = (size_t)s->stride * 8;
+        if (size < s->bar_size || (s->unit_count + 1) * stride > size)
+                return -ENOSPC;
+        memset(buf, 0, s->bar_size);
+        put64(buf, 0,
+              0 | (uint64_t)s->stride << 8 | (uint64_t)s->unit_count << 16 |
+                  (uint64_t)SIM_ACCESS_MMIO << 62);
+        put64(buf, 8, sim_discovery_global_ctl(s));
+        put64(buf, 16, 0 | (uint64_t)((s->unit_count + 63) / 64) << 8);
+        for (size_t i = 0; i < s->unit_count; i++) {
+                const struct sim_uncore_unit *u = &s->units[i];
+                size_t off = (i + 1) * stride;
+
+                put64(buf, off,
+                      (uint64_t)u->num_regs | (uint64_t)u->ctl_offset << 8 |
+                          (uint64_t)u->width << 16 | (uint64_t)u->ctr_offset << 24 |
+                          (uint64_t)u->status_offset << 32 | (uint64_t)u->access << 62);
+                put64(buf, off + 8, u->ctl);
+                put64(buf, off + 16, (uint64_t)u->type | (uint64_t)u->box_id << 16);
+        }
+        return 0;
+}
+
 void sim_config_image(const struct sim_machine *m, size_t idx, uint8_t cfg[4096])
 {
+        const struct sim_socket *disc;
         const struct sim_device *d;
         const size_t cap = CAP_EXP;
         bool slot, link_up;
@@ -195,6 +267,9 @@ void sim_config_image(const struct sim_machine *m, size_t idx, uint8_t cfg[4096]
                 put32(cfg, CAP_AER + AER_UNCOR_SEVER, AER_UNCOR_SEVER_DEF);
                 put32(cfg, CAP_AER + AER_COR_MASK, AER_COR_MASK_DEF);
         }
+        disc = discovery_socket(m, idx);
+        if (disc)
+                discovery_config(disc, cfg);
 }
 
 /* ---- file helpers ---- */
@@ -449,6 +524,7 @@ static int write_device(struct out *o, const struct sim_machine *m, const char *
         uint8_t cfg[PCI_CFG_SPACE_EXP_SIZE];
         char dir[PATH_MAX], path[PATH_MAX], resource[2048];
         bool rciep = d->kind == SIM_RCIEP;
+        const struct sim_socket *disc;
         size_t rlen = 0;
         int r;
 
@@ -461,10 +537,19 @@ static int write_device(struct out *o, const struct sim_machine *m, const char *
         r = put_file(o, path, cfg, sizeof(cfg));
         if (r)
                 return r;
-        /* libpci's sysfs access needs `irq` and `resource` too: no BARs here. */
-        for (int i = 0; i < (is_bridge(d->kind) ? 17 : 13); i++)
-                rlen += (size_t)snprintf(resource + rlen, sizeof(resource) - rlen,
-                                         "0x%016x 0x%016x 0x%016x\n", 0, 0, 0);
+        /* libpci's sysfs access needs `irq` and `resource` too: no BARs here,
+         * except BAR 0 of a PMON discovery function (64-bit memory). */
+        disc = discovery_socket(m, idx);
+        for (int i = 0; i < (is_bridge(d->kind) ? 17 : 13); i++) {
+                if (i == 0 && disc)
+                        rlen += (size_t)snprintf(
+                            resource + rlen, sizeof(resource) - rlen,
+                            "0x%016llx 0x%016llx 0x%016llx\n", (unsigned long long)disc->bar,
+                            (unsigned long long)(disc->bar + disc->bar_size - 1), 0x140204ULL);
+                else
+                        rlen += (size_t)snprintf(resource + rlen, sizeof(resource) - rlen,
+                                                 "0x%016x 0x%016x 0x%016x\n", 0, 0, 0);
+        }
         if (join(path, sizeof(path), "%s/resource", dir))
                 return report(o, ENAMETOOLONG, dir, "path too long below");
         r = put_file(o, path, resource, rlen);
@@ -500,6 +585,20 @@ static int write_device(struct out *o, const struct sim_machine *m, const char *
                 r = put_text(o, dir, "secondary_bus_number", "%u\n", d->secondary);
         if (!r && is_bridge(d->kind))
                 r = put_text(o, dir, "subordinate_bus_number", "%u\n", d->subordinate);
+        if (!r && disc) { /* resource0: the BAR, holding the discovery table */
+                uint8_t *img = malloc(disc->bar_size);
+
+                if (!img)
+                        return report(o, ENOMEM, dir, "no memory for resource0 of");
+                r = sim_discovery_image(m, (size_t)(disc - m->intel.sockets), img, disc->bar_size);
+                if (!r && join(path, sizeof(path), "%s/resource0", dir))
+                        r = report(o, ENAMETOOLONG, dir, "path too long below");
+                else if (!r)
+                        r = put_file(o, path, img, disc->bar_size);
+                else
+                        r = report(o, -r, dir, "cannot build the discovery table of");
+                free(img);
+        }
         return r;
 }
 
@@ -513,30 +612,30 @@ struct pmu_event {
 
 /* events/ per kernel (kernel-facts.md 1.4 and 1.8). */
 static const struct pmu_event pmu_events[] = {
-    {"rx_mwr_latency", 0x0010, SIM_KERNEL_5_17, SIM_KERNEL_6_12},
-    {"rx_mwr_cnt", 0x10010, SIM_KERNEL_5_17, SIM_KERNEL_6_12},
-    {"rx_mrd_latency", 0x0210, SIM_KERNEL_5_17, SIM_KERNEL_6_12},
-    {"rx_mrd_cnt", 0x10210, SIM_KERNEL_5_17, SIM_KERNEL_6_12},
-    {"tx_mrd_latency", 0x0011, SIM_KERNEL_5_17, SIM_KERNEL_6_12},
-    {"tx_mrd_cnt", 0x10011, SIM_KERNEL_5_17, SIM_KERNEL_6_12},
+    {"rx_mwr_latency", 0x0010, SIM_KERNEL_5_17, SIM_KERNEL_6_15},
+    {"rx_mwr_cnt", 0x10010, SIM_KERNEL_5_17, SIM_KERNEL_6_15},
+    {"rx_mrd_latency", 0x0210, SIM_KERNEL_5_17, SIM_KERNEL_6_15},
+    {"rx_mrd_cnt", 0x10210, SIM_KERNEL_5_17, SIM_KERNEL_6_15},
+    {"tx_mrd_latency", 0x0011, SIM_KERNEL_5_17, SIM_KERNEL_6_15},
+    {"tx_mrd_cnt", 0x10011, SIM_KERNEL_5_17, SIM_KERNEL_6_15},
     /* v5.17 shipped two flux pairs with the wrong codes; v6.2 fixed them. */
     {"rx_mrd_flux", 0x1005, SIM_KERNEL_5_17, SIM_KERNEL_5_17},
     {"rx_mrd_time", 0x11005, SIM_KERNEL_5_17, SIM_KERNEL_5_17},
     {"tx_mrd_flux", 0x2004, SIM_KERNEL_5_17, SIM_KERNEL_5_17},
     {"tx_mrd_time", 0x12004, SIM_KERNEL_5_17, SIM_KERNEL_5_17},
-    {"rx_mrd_flux", 0x0804, SIM_KERNEL_6_2, SIM_KERNEL_6_12},
-    {"rx_mrd_time", 0x10804, SIM_KERNEL_6_2, SIM_KERNEL_6_12},
-    {"tx_mrd_flux", 0x0405, SIM_KERNEL_6_2, SIM_KERNEL_6_12},
-    {"tx_mrd_time", 0x10405, SIM_KERNEL_6_2, SIM_KERNEL_6_12},
+    {"rx_mrd_flux", 0x0804, SIM_KERNEL_6_2, SIM_KERNEL_6_15},
+    {"rx_mrd_time", 0x10804, SIM_KERNEL_6_2, SIM_KERNEL_6_15},
+    {"tx_mrd_flux", 0x0405, SIM_KERNEL_6_2, SIM_KERNEL_6_15},
+    {"tx_mrd_time", 0x10405, SIM_KERNEL_6_2, SIM_KERNEL_6_15},
     /* v6.9: four more flux/time pairs. */
-    {"rx_mwr_flux", 0x0104, SIM_KERNEL_6_9, SIM_KERNEL_6_12},
-    {"rx_mwr_time", 0x10104, SIM_KERNEL_6_9, SIM_KERNEL_6_12},
-    {"rx_cpl_flux", 0x2004, SIM_KERNEL_6_9, SIM_KERNEL_6_12},
-    {"rx_cpl_time", 0x12004, SIM_KERNEL_6_9, SIM_KERNEL_6_12},
-    {"tx_mwr_flux", 0x0105, SIM_KERNEL_6_9, SIM_KERNEL_6_12},
-    {"tx_mwr_time", 0x10105, SIM_KERNEL_6_9, SIM_KERNEL_6_12},
-    {"tx_cpl_flux", 0x1005, SIM_KERNEL_6_9, SIM_KERNEL_6_12},
-    {"tx_cpl_time", 0x11005, SIM_KERNEL_6_9, SIM_KERNEL_6_12},
+    {"rx_mwr_flux", 0x0104, SIM_KERNEL_6_9, SIM_KERNEL_6_15},
+    {"rx_mwr_time", 0x10104, SIM_KERNEL_6_9, SIM_KERNEL_6_15},
+    {"rx_cpl_flux", 0x2004, SIM_KERNEL_6_9, SIM_KERNEL_6_15},
+    {"rx_cpl_time", 0x12004, SIM_KERNEL_6_9, SIM_KERNEL_6_15},
+    {"tx_mwr_flux", 0x0105, SIM_KERNEL_6_9, SIM_KERNEL_6_15},
+    {"tx_mwr_time", 0x10105, SIM_KERNEL_6_9, SIM_KERNEL_6_15},
+    {"tx_cpl_flux", 0x1005, SIM_KERNEL_6_9, SIM_KERNEL_6_15},
+    {"tx_cpl_time", 0x11005, SIM_KERNEL_6_9, SIM_KERNEL_6_15},
 };
 
 struct pmu_format {
@@ -610,6 +709,212 @@ static int write_pmu(struct out *o, const struct sim_machine *m, const char *roo
         return r;
 }
 
+/* ---- Intel: uncore IIO PMUs, CPU topology, /proc/cpuinfo ---- */
+
+/* "%s/%s" directory made, into @out. */
+static int sub_dir(struct out *o, char *out, size_t size, const char *dir, const char *name)
+{
+        if (join(out, size, "%s/%s", dir, name))
+                return report(o, ENAMETOOLONG, dir, "path too long below");
+        return make_dir(o, out);
+}
+
+/* The cpumask of an IIO PMU with box @box: the first CPU of every socket
+ * that has the stack, as a list ("0,56"). */
+static void iio_cpumask(const struct sim_machine *m, unsigned int box, char *buf, size_t size)
+{
+        size_t len = 0;
+
+        buf[0] = '\0';
+        for (size_t i = 0; i < m->intel.socket_count; i++) {
+                const struct sim_socket *s = &m->intel.sockets[i];
+
+                for (size_t k = 0; k < s->stack_count; k++) {
+                        if (s->stacks[k].box_id != box)
+                                continue;
+                        len += (size_t)snprintf(buf + len, size - len, "%s%u", len ? "," : "",
+                                                s->first_cpu);
+                        if (len >= size)
+                                len = size - 1;
+                }
+        }
+}
+
+/* The kernel's uncore event attributes print without a newline
+ * (uncore_event_show: "%s"); format attributes end in one. */
+static int put_event(struct out *o, const char *dir, const char *name, const char *text)
+{
+        char path[PATH_MAX];
+
+        if (join(path, sizeof(path), "%s/%s", dir, name))
+                return report(o, ENAMETOOLONG, dir, "path too long below");
+        return put_file(o, path, text, strlen(text));
+}
+
+static int write_iio_free_running(struct out *o, const struct sim_machine *m, const char *root,
+                                  unsigned int box)
+{
+        bool v615 = m->kernel >= SIM_KERNEL_6_15;
+        const char *scale = v615 ? "3.0517578125e-5" : "3.814697266e-6";
+        char dir[PATH_MAX], sub[PATH_MAX], name[64], text[64], mask[256];
+        int r;
+
+        if (join(dir, sizeof(dir), "%s/sys/bus/event_source/devices/uncore_iio_free_running_%u",
+                 root, box))
+                return report(o, ENAMETOOLONG, root, "path too long below");
+        iio_cpumask(m, box, mask, sizeof(mask));
+        r = make_dir(o, dir);
+        if (!r)
+                r = put_text(o, dir, "type", "%u\n", SIM_IIO_TYPE_BASE + box);
+        if (!r)
+                r = put_text(o, dir, "cpumask", "%s\n", mask);
+        if (!r)
+                r = sub_dir(o, sub, sizeof(sub), dir, "format");
+        if (!r)
+                r = put_text(o, sub, "event", "config:0-7\n");
+        if (!r)
+                r = put_text(o, sub, "umask", "config:8-15\n");
+        if (!r)
+                r = sub_dir(o, sub, sizeof(sub), dir, "events");
+        if (!r)
+                r = put_event(o, sub, "ioclk", "event=0xff,umask=0x10");
+        for (unsigned int part = 0; !r && part < 8; part++) {
+                snprintf(name, sizeof(name), "bw_in_port%u", part);
+                snprintf(text, sizeof(text), "event=0xff,umask=0x2%u", part);
+                r = put_event(o, sub, name, text);
+                snprintf(name, sizeof(name), "bw_in_port%u.scale", part);
+                if (!r)
+                        r = put_event(o, sub, name, scale);
+                snprintf(name, sizeof(name), "bw_in_port%u.unit", part);
+                if (!r)
+                        r = put_event(o, sub, name, "MiB");
+                if (v615)
+                        continue;
+                snprintf(name, sizeof(name), "bw_out_port%u", part);
+                snprintf(text, sizeof(text), "event=0xff,umask=0x3%u", part);
+                if (!r)
+                        r = put_event(o, sub, name, text);
+                snprintf(name, sizeof(name), "bw_out_port%u.scale", part);
+                if (!r)
+                        r = put_event(o, sub, name, scale);
+                snprintf(name, sizeof(name), "bw_out_port%u.unit", part);
+                if (!r)
+                        r = put_event(o, sub, name, "MiB");
+        }
+        return r;
+}
+
+static int write_iio_programmable(struct out *o, const struct sim_machine *m, const char *root,
+                                  unsigned int box)
+{
+        static const char *const formats[][2] = {
+            {"event", "config:0-7"},     {"umask", "config:8-15"},   {"edge", "config:18"},
+            {"inv", "config:23"},        {"thresh", "config:24-35"}, {"ch_mask", "config:36-47"},
+            {"fc_mask", "config:48-50"},
+        };
+        char dir[PATH_MAX], sub[PATH_MAX], name[32], mask[256];
+        int r;
+
+        if (join(dir, sizeof(dir), "%s/sys/bus/event_source/devices/uncore_iio_%u", root, box))
+                return report(o, ENAMETOOLONG, root, "path too long below");
+        iio_cpumask(m, box, mask, sizeof(mask));
+        r = make_dir(o, dir);
+        if (!r)
+                r = put_text(o, dir, "type", "%u\n", SIM_IIO_TYPE_BASE + 0x100 + box);
+        if (!r)
+                r = put_text(o, dir, "cpumask", "%s\n", mask);
+        if (!r)
+                r = sub_dir(o, sub, sizeof(sub), dir, "format");
+        for (size_t i = 0; !r && i < sizeof(formats) / sizeof(formats[0]); i++)
+                r = put_text(o, sub, formats[i][0], "%s\n", formats[i][1]);
+        for (size_t i = 0; !r && m->intel.die_files && i < m->intel.socket_count; i++) {
+                const struct sim_socket *s = &m->intel.sockets[i];
+
+                for (size_t k = 0; !r && k < s->stack_count; k++) {
+                        if (s->stacks[k].box_id != box)
+                                continue;
+                        snprintf(name, sizeof(name), "die%u", s->id);
+                        r = put_text(o, dir, name, "%04x:%02x\n", s->stacks[k].domain,
+                                     s->stacks[k].bus);
+                }
+        }
+        return r;
+}
+
+static int write_intel(struct out *o, const struct sim_machine *m, const char *root)
+{
+        const struct sim_intel *in = &m->intel;
+        bool done[256] = {false};
+        char dir[PATH_MAX], sub[PATH_MAX], path[PATH_MAX];
+        char *text;
+        size_t len = 0, cap;
+        int r = 0;
+
+        for (size_t i = 0; i < in->socket_count; i++) {
+                const struct sim_socket *s = &in->sockets[i];
+
+                for (size_t k = 0; k < s->stack_count; k++) {
+                        unsigned int box = s->stacks[k].box_id & 0xff;
+
+                        if (done[box])
+                                continue;
+                        done[box] = true;
+                        r = write_iio_free_running(o, m, root, box);
+                        if (!r)
+                                r = write_iio_programmable(o, m, root, box);
+                        if (r)
+                                return r;
+                }
+        }
+        /* CPU topology: package = socket id, one die per package. */
+        for (size_t i = 0; i < in->socket_count; i++) {
+                const struct sim_socket *s = &in->sockets[i];
+
+                for (unsigned int cpu = s->first_cpu; cpu < s->first_cpu + s->cpu_count; cpu++) {
+                        if (join(dir, sizeof(dir), "%s/sys/devices/system/cpu/cpu%u", root, cpu))
+                                return report(o, ENAMETOOLONG, root, "path too long below");
+                        r = make_dir(o, dir);
+                        if (!r)
+                                r = sub_dir(o, sub, sizeof(sub), dir, "topology");
+                        if (!r)
+                                r = put_text(o, sub, "physical_package_id", "%u\n", s->id);
+                        if (!r)
+                                r = put_text(o, sub, "die_id", "0\n");
+                        if (r)
+                                return r;
+                }
+        }
+        /* /proc/cpuinfo: a short block per CPU, in CPU order. */
+        cap = (size_t)m->cpus * 200 + 1;
+        text = malloc(cap);
+        if (!text)
+                return report(o, ENOMEM, root, "no memory for /proc/cpuinfo below");
+        for (unsigned int cpu = 0; cpu < m->cpus; cpu++) {
+                unsigned int pkg = 0;
+
+                for (size_t i = 0; i < in->socket_count; i++) {
+                        const struct sim_socket *s = &in->sockets[i];
+
+                        if (cpu >= s->first_cpu && cpu < s->first_cpu + s->cpu_count)
+                                pkg = s->id;
+                }
+                len += (size_t)snprintf(text + len, cap - len,
+                                        "processor\t: %u\nvendor_id\t: GenuineIntel\n"
+                                        "cpu family\t: 6\nmodel\t\t: %u\n"
+                                        "model name\t: Intel(R) Xeon(R) CPU (SIMULATED)\n"
+                                        "physical id\t: %u\n\n",
+                                        cpu, in->cpu_model, pkg);
+                if (len >= cap)
+                        len = cap - 1;
+        }
+        if (join(path, sizeof(path), "%s/proc/cpuinfo", root))
+                r = report(o, ENAMETOOLONG, root, "path too long below");
+        else
+                r = put_file(o, path, text, len);
+        free(text);
+        return r;
+}
+
 /* ---- the tree ---- */
 
 int sim_sysfs_write(const struct sim_machine *m, const char *root, uint32_t pmu_type_base,
@@ -666,6 +971,11 @@ int sim_sysfs_write(const struct sim_machine *m, const char *root, uint32_t pmu_
          * (the function is what lspci shows; the PMU model serves all). */
         for (size_t i = 0; i < m->core_count; i++) {
                 r = write_pmu(&o, m, root, i, pmu_type_base + (uint32_t)i);
+                if (r)
+                        return r;
+        }
+        if (m->intel.present) {
+                r = write_intel(&o, m, root);
                 if (r)
                         return r;
         }

@@ -14,6 +14,12 @@
  *       publishes them
  *   <root>/sys/devices/system/cpu/online
  *   <root>/proc/cmdline
+ * and on Intel machines (docs/simulator.md, "Intel"): the PMON discovery
+ * function's BAR 0 in `resource` and its table in `resource0`,
+ *   <root>/sys/bus/event_source/devices/uncore_iio_free_running_<box>/ and
+ *       uncore_iio_<box>/ per IIO stack box id,
+ *   <root>/sys/devices/system/cpu/cpu<N>/topology/{physical_package_id,die_id}
+ *   <root>/proc/cpuinfo
  * so a hw_env with sysfs_root = <root>/sys and proc_root = <root>/proc sees
  * the machine.
  */
@@ -47,6 +53,18 @@ int sim_sysfs_update_aer(const struct sim_machine *m, const char *root, double e
  * capability (type, MPSS, MPS, MRRS, link capabilities/status/LNKCAP2) and
  * an AER extended capability when the device has AER. Pure. */
 void sim_config_image(const struct sim_machine *m, size_t dev, uint8_t cfg[4096]);
+
+/*
+ * sim_discovery_image - the BAR 0 image of socket @socket's PMON discovery
+ * function (what its `resource0` holds): the global entry at 0 and unit i
+ * at (i + 1) * stride * 8, little-endian u64s, the rest zero. @size must be
+ * at least the BAR size. Returns 0, -EINVAL or -ENOSPC. Pure.
+ */
+int sim_discovery_image(const struct sim_machine *m, size_t socket, uint8_t *buf, size_t size);
+
+/* The global control address the simulated table states: the last 4 KiB
+ * page of the BAR (an arbitrary, documented choice). */
+#define sim_discovery_global_ctl(s) ((s)->bar + (s)->bar_size - 0x1000)
 
 /* Name of the PMU of core @i: "hisi_pcie<sicl>_core<core>". */
 void sim_pmu_name(const struct sim_machine *m, size_t core, char *buf, size_t size);

@@ -5,11 +5,18 @@
  *
  *   sim_truth MACHINE T0 T1
  *   -> "<port BDF> <class> <bytes/s incl. headers> <mean latency s or 0>"
+ * and on Intel machines, per IIO stack part with a Root Port:
+ *   -> "iio <socket id> <box id> <part> <port BDF> <inbound bytes/s> <constant>"
+ * where constant is 1 when the part's rate is the same a while later (no
+ * phases), so a test may compare it with any interval's value.
  */
 #include <stdio.h>
 #include <stdlib.h>
 
+#include <math.h>
+
 #include "sim.h"
+#include "sim_intel_iio.h"
 
 int main(int argc, char **argv)
 {
@@ -42,6 +49,27 @@ int main(int argc, char **argv)
                                 printf("%s %s %.6f %.12f\n", bdf, sim_tlp_class_name(cls),
                                        (t.payload_bytes + t.header_bytes) / (t1 - t0),
                                        t.tlps > 0 ? t.latency_ns / t.tlps / 1e9 : 0.0);
+                        }
+                }
+        }
+        for (size_t si = 0; si < m->intel.socket_count; si++) {
+                const struct sim_socket *so = &m->intel.sockets[si];
+
+                for (size_t k = 0; k < so->stack_count; k++) {
+                        const struct sim_iio_stack *st = &so->stacks[k];
+
+                        for (size_t p = 0; p < st->port_count; p++) {
+                                const struct sim_device *d = &m->devices[st->ports[p]];
+                                unsigned int part = d->dev - 1u;
+                                double in, out, in2, out2;
+                                char bdf[32];
+
+                                sim_device_bdf(d, bdf, sizeof(bdf));
+                                sim_truth_iio_part(sim_iio(sim), si, k, part, t0, t1, &in, &out);
+                                sim_truth_iio_part(sim_iio(sim), si, k, part, t0 + 7.3, t1 + 7.3,
+                                                   &in2, &out2);
+                                printf("iio %u %u %u %s %.6f %d\n", so->id, st->box_id, part, bdf,
+                                       in / (t1 - t0), fabs(in - in2) <= 1e-9 * (in + 1));
                         }
                 }
         }

@@ -313,6 +313,26 @@ static void test_bus_numbers(void **state)
 
 /* ---- validation messages ---- */
 
+/* A small Intel machine: one socket, one table, IIO stacks. */
+#define INTEL_M(disc, stacks)                                                                      \
+        "{\"machine\": \"i\", \"cpus\": 8, \"intel\": {\"cpu_model\": 143, \"sockets\": "          \
+        "[{\"id\": 0, \"numa_node\": 0, \"cpus\": \"0-7\", \"discovery\": {" disc                  \
+        "}, \"iio_stacks\": [" stacks "]}]}}"
+#define DISC(stride, size, units)                                                                  \
+        "\"bdf\": \"0000:7e:00.1\", \"bar\": \"0x20fffe000000\", \"bar_size\": \"" size            \
+        "\", \"stride\": " stride ", \"units\": [" units "]"
+#define UNIT_IIO(count, extra)                                                                     \
+        "{\"type\": 1, \"access\": \"MSR\", \"count\": " count ", \"ctl\": \"0x3000\", "           \
+        "\"ctl_step\": \"0x10\", \"num_regs\": 4, \"width\": 48, \"ctl_offset\": 8, "              \
+        "\"ctr_offset\": 1" extra "}"
+#define DISC_OK DISC("4", "0x1000", UNIT_IIO("12", ""))
+#define STACK(box, bus, ports)                                                                     \
+        "{\"box_id\": " box ", \"bus\": \"" bus "\", \"root_ports\": [" ports "]}"
+#define IRP(bdf, extra)                                                                            \
+        "{\"bdf\": \"" bdf "\", \"vendor\": \"0x8086\", \"device\": \"0x352a\", " LINK4 extra "}"
+#define INTEL_VALID                                                                                \
+        INTEL_M(DISC_OK, STACK("2", "0x15", IRP("0000:15:01.0", KIDS(EP("0000:16:00.0", "")))))
+
 struct err_row {
         const char *name;
         const char *json;
@@ -320,6 +340,78 @@ struct err_row {
 };
 
 static const struct err_row err_rows[] = {
+    /* ---- Intel ---- */
+    {"intel: port off the stack bus",
+     INTEL_M(DISC_OK, STACK("2", "0x15", IRP("0000:16:01.0", KIDS(EP("0000:17:00.0", ""))))),
+     {"intel.sockets[0].iio_stacks[0].root_ports[0].bdf: ", "stack's bus 0000:15"}},
+    {"intel: port at device 0",
+     INTEL_M(DISC_OK, STACK("2", "0x15", IRP("0000:15:00.0", KIDS(EP("0000:16:00.0", ""))))),
+     {"intel.sockets[0].iio_stacks[0].root_ports[0].bdf: ", "devices 01..08"}},
+    {"intel: port at device 9",
+     INTEL_M(DISC_OK, STACK("2", "0x15", IRP("0000:15:09.0", KIDS(EP("0000:16:00.0", ""))))),
+     {"intel.sockets[0].iio_stacks[0].root_ports[0].bdf: ", "devices 01..08"}},
+    {"intel: port at function 1",
+     INTEL_M(DISC_OK, STACK("2", "0x15", IRP("0000:15:01.1", KIDS(EP("0000:16:00.0", ""))))),
+     {"intel.sockets[0].iio_stacks[0].root_ports[0].bdf: ", "function 0"}},
+    {"intel: duplicate box id",
+     INTEL_M(DISC_OK, STACK("2", "0x15", "") "," STACK("2", "0x26", "")),
+     {"intel.sockets[0].iio_stacks[1].box_id: ", "box 2 is already a stack"}},
+    {"intel: duplicate stack bus",
+     INTEL_M(DISC_OK, STACK("2", "0x15", "") "," STACK("4", "0x15", "")),
+     {"intel.sockets[0].iio_stacks[1].bus: ", "bus 0x15"}},
+    {"intel: table too big for the BAR",
+     INTEL_M(DISC("4", "0x1000", UNIT_IIO("12", "") "," UNIT_IIO("120", ", \"first_box_id\": 12")),
+             ""),
+     {"intel.sockets[0].discovery.bar_size: ", "cannot hold the table", "132 units"}},
+    {"intel: stride 2",
+     INTEL_M(DISC("2", "0x1000", UNIT_IIO("12", "")), ""),
+     {"intel.sockets[0].discovery.stride: ", "at least 3"}},
+    {"intel: BAR size not a power of two",
+     INTEL_M(DISC("4", "0x3000", UNIT_IIO("12", "")), ""),
+     {"intel.sockets[0].discovery.bar_size: ", "power of two"}},
+    {"intel: stack without an IIO unit",
+     INTEL_M(DISC_OK, STACK("12", "0x15", "")),
+     {"intel.sockets[0].iio_stacks[0].box_id: ", "no IIO unit (type 1) with box id 12"}},
+    {"intel: unknown key in a unit",
+     INTEL_M(DISC("4", "0x1000", UNIT_IIO("12", ", \"flavour\": 1")), ""),
+     {"intel.sockets[0].discovery.units[0].flavour: ", "unknown key"}},
+    {"intel: unknown key in a stack",
+     INTEL_M(DISC_OK, "{\"box_id\": 2, \"bus\": \"0x15\", \"root_ports\": [], \"x\": 1}"),
+     {"intel.sockets[0].iio_stacks[0].x: ", "unknown key"}},
+    {"intel: unknown key",
+     "{\"machine\": \"i\", \"cpus\": 8, \"intel\": {\"cpu_model\": 143, \"colour\": 1}}",
+     {"intel.colour: ", "unknown key"}},
+    {"intel: duplicate unit",
+     INTEL_M(DISC("4", "0x1000", UNIT_IIO("12", "") "," UNIT_IIO("1", ", \"first_box_id\": 3")),
+             ""),
+     {"intel.sockets[0].discovery.units[1]: ", "type 1 box 3 is already in the table"}},
+    {"intel: ctl list and count disagree",
+     INTEL_M(DISC("4", "0x1000",
+                  "{\"type\": 6, \"access\": \"MMIO\", \"count\": 3, \"ctl\": [\"0xc8aa2800\"], "
+                  "\"num_regs\": 4, \"width\": 48, \"ctl_offset\": 64, \"ctr_offset\": 8}"),
+             ""),
+     {"intel.sockets[0].discovery.units[0].count: ", "3, but \"ctl\" lists 1"}},
+    {"intel: bad access",
+     INTEL_M(DISC("4", "0x1000",
+                  "{\"type\": 6, \"access\": \"IO\", \"ctl\": [\"0xc8aa2800\"], "
+                  "\"num_regs\": 4, \"width\": 48, \"ctl_offset\": 64, \"ctr_offset\": 8}"),
+             ""),
+     {"intel.sockets[0].discovery.units[0].access: ", "\"IO\""}},
+    {"intel: CPUs beyond the machine",
+     "{\"machine\": \"i\", \"cpus\": 8, \"intel\": {\"cpu_model\": 143, \"sockets\": [{\"id\": "
+     "0, \"numa_node\": 0, \"cpus\": \"0-8\", \"discovery\": {" DISC_OK "}}]}}",
+     {"intel.sockets[0].cpus: ", "CPU 8 does not exist"}},
+    {"intel: CPUs in two pieces",
+     "{\"machine\": \"i\", \"cpus\": 8, \"intel\": {\"cpu_model\": 143, \"sockets\": [{\"id\": "
+     "0, \"numa_node\": 0, \"cpus\": \"0-1,4-5\", \"discovery\": {" DISC_OK "}}]}}",
+     {"intel.sockets[0].cpus: ", "one CPU range"}},
+    {"intel: discovery BDF taken",
+     "{\"machine\": \"i\", \"cpus\": 8, \"intel\": {\"cpu_model\": 143, \"sockets\": [{\"id\": "
+     "0, \"numa_node\": 0, \"cpus\": \"0-7\", \"discovery\": {" DISC_OK
+     "}, \"iio_stacks\": []}, {\"id\": 1, \"numa_node\": 1, \"cpus\": \"0-3\", \"discovery\": "
+     "{" DISC_OK "}}]}}",
+     {"intel.sockets[1].cpus: ", "overlap"}},
+    {"neither sicls nor intel", "{\"machine\": \"t\", \"cpus\": 8}", {"sicls: ", "missing"}},
     {"unknown key",
      HEAD RP("0000:00:00.0", ", \"mpz\": 256") TAIL,
      {"sicls[0].cores[0].root_ports[0].mpz: ", "unknown key", "mps"}},
@@ -554,6 +646,126 @@ static void test_errors(void **state)
                         assert_non_null(strstr(err, row->want[k]));
                 }
         }
+}
+
+static void test_shipped_spr(void **state)
+{
+        struct sim_machine *m = load_shipped("spr-2s");
+        const struct sim_intel *in = &m->intel;
+        const struct sim_device *d;
+
+        (void)state;
+        assert_string_equal(m->name, "spr-2s");
+        assert_int_equal(m->kernel, SIM_KERNEL_6_12);
+        assert_int_equal(m->cpus, 112);
+        assert_int_equal(m->core_count, 0);
+        assert_true(in->present);
+        assert_int_equal(in->cpu_model, 143);
+        assert_true(in->iio_in_bytes_per_count == 32);
+        assert_true(in->iio_out_bytes_per_count == 4);
+        assert_true(in->ioclk_hz == 1e9);
+        assert_false(in->die_files);
+        assert_int_equal(in->socket_count, 2);
+        for (size_t s = 0; s < 2; s++) {
+                const struct sim_socket *so = &in->sockets[s];
+                size_t imc = 0;
+
+                assert_int_equal(so->id, s);
+                assert_int_equal(so->numa_node, (int)s);
+                assert_int_equal(so->first_cpu, 56 * s);
+                assert_int_equal(so->cpu_count, 56);
+                assert_int_equal(so->stride, 4);
+                assert_int_equal(so->bar_size, 0x8000);
+                assert_int_equal(so->unit_count, 122);
+                assert_int_equal(so->other_dvsec_count, 1);
+                assert_int_equal(so->other_dvsec_ids[0], 2);
+                d = &m->devices[so->discovery_function];
+                assert_int_equal(d->vendor, 0x8086);
+                assert_int_equal(d->device, 0x09a7);
+                assert_int_equal(d->class_code, 0x088000);
+                assert_int_equal(d->kind, SIM_RCIEP);
+                assert_int_equal(d->bus, s ? 0xfe : 0x7e);
+                assert_int_equal(d->numa_node, (int)s);
+                for (size_t u = 0; u < so->unit_count; u++) {
+                        if (so->units[u].type != 6)
+                                continue;
+                        assert_int_equal(so->units[u].access, SIM_ACCESS_MMIO);
+                        assert_int_equal(so->units[u].box_id, imc);
+                        imc++;
+                }
+                assert_int_equal(imc, 8);
+                assert_int_equal(so->stack_count, s ? 2 : 3);
+                for (size_t k = 0; k < so->stack_count; k++) {
+                        const struct sim_iio_stack *st = &so->stacks[k];
+
+                        for (size_t p = 0; p < st->port_count; p++) {
+                                d = &m->devices[st->ports[p]];
+                                assert_int_equal(d->kind, SIM_ROOT_PORT);
+                                assert_int_equal(d->core, SIM_NONE);
+                                assert_int_equal(d->bus, st->bus);
+                                assert_true(d->dev >= 1 && d->dev <= 8);
+                                assert_int_equal(d->numa_node, (int)s);
+                        }
+                }
+        }
+        /* The seed's IMC listing on socket 0. */
+        assert_int_equal(in->sockets[0].units[94].type, 6);
+        assert_int_equal(in->sockets[0].units[94].ctl, 0xc8aa2800);
+        assert_int_equal(in->sockets[0].units[101].ctl, 0xc8c2a800);
+        assert_int_equal(in->sockets[0].units[94].ctl_offset, 64);
+        assert_int_equal(in->sockets[0].units[94].ctr_offset, 8);
+        assert_int_equal(in->sockets[0].units[94].width, 48);
+        assert_int_equal(in->sockets[0].units[94].num_regs, 4);
+        assert_int_equal(in->sockets[0].stacks[1].port_count, 4);
+        /* Buses: the switch two levels below 37:01.0, the empty bay. */
+        d = dev_of(m, "0000:37:01.0");
+        assert_int_equal(d->secondary, 0x38);
+        assert_int_equal(d->subordinate, 0x3b);
+        d = dev_of(m, "0000:26:05.0");
+        assert_int_equal(d->cur_width, 0);
+        assert_int_equal(d->secondary, 0x29);
+        d = dev_of(m, "0000:aa:00.0");
+        assert_int_equal(d->cur_width, 8);
+        assert_int_equal(sim_machine_root_port(m, find(m, "0000:3b:00.0")),
+                         find(m, "0000:37:01.0"));
+        assert_int_equal(m->device_count, 24);
+        sim_machine_free(m);
+}
+
+static void test_valid_intel(void **state)
+{
+        struct sim_machine *m;
+        const struct sim_device *d;
+
+        (void)state;
+        m = parse_ok(INTEL_VALID);
+        assert_true(m->intel.present);
+        assert_int_equal(m->core_count, 0);
+        assert_int_equal(m->device_count, 3);
+        assert_int_equal(m->intel.sockets[0].unit_count, 12);
+        assert_int_equal(m->intel.sockets[0].units[11].ctl, 0x30b0);
+        assert_int_equal(m->intel.sockets[0].units[11].box_id, 11);
+        assert_int_equal(m->intel.sockets[0].stacks[0].port_count, 1);
+        assert_true(m->intel.iio_in_bytes_per_count == 32);
+        assert_true(m->intel.ioclk_hz == 1e9);
+        d = dev_of(m, "0000:15:01.0");
+        assert_int_equal(d->core, SIM_NONE);
+        assert_int_equal(d->secondary, 0x16);
+        assert_int_equal(d->cur_width, 4);
+        sim_machine_free(m);
+        /* 6.15 is a kernel; a Kunpeng machine has no Intel part. */
+        m = parse_ok("{\"machine\": \"i\", \"kernel\": \"6.15\", \"cpus\": 8, "
+                     "\"intel\": {\"cpu_model\": 143, \"ioclk_hz\": 5e8, \"die_files\": true, "
+                     "\"sockets\": [{\"id\": 0, \"numa_node\": 0, \"cpus\": \"0-7\", "
+                     "\"discovery\": {" DISC_OK "}}]}}");
+        assert_int_equal(m->kernel, SIM_KERNEL_6_15);
+        assert_string_equal(sim_kernel_name(m->kernel), "6.15");
+        assert_true(m->intel.ioclk_hz == 5e8);
+        assert_true(m->intel.die_files);
+        sim_machine_free(m);
+        m = parse_ok(VALID);
+        assert_false(m->intel.present);
+        sim_machine_free(m);
 }
 
 static void test_valid_small(void **state)
@@ -1107,6 +1319,7 @@ int main(void)
             cmocka_unit_test(test_injections),  cmocka_unit_test(test_tree_per_kernel),
             cmocka_unit_test(test_tree_files),  cmocka_unit_test(test_config_images),
             cmocka_unit_test(test_aer_update),  cmocka_unit_test(test_helpers),
+            cmocka_unit_test(test_shipped_spr), cmocka_unit_test(test_valid_intel),
         };
 
         return cmocka_run_group_tests(tests, NULL, NULL);

@@ -8,6 +8,7 @@
 #include <stdbool.h>
 
 #include "hw_env.h"
+#include "intel_iio.h"
 #include "pcie_audit.h"
 
 struct cli_opts {
@@ -18,11 +19,12 @@ struct cli_opts {
         bool names;
         bool policy_given;
         enum pcie_policy policy;
-        const char *simulate;    /* --simulate MACHINE: run on a simulated machine */
-        const char *kernel;      /* --kernel VERSION of the simulated driver */
-        const char *machine_dir; /* --machine-dir DIR of named machines */
-        double interval;         /* pmu: --interval seconds */
-        unsigned int count;      /* pmu: --count intervals */
+        const char *simulate;      /* --simulate MACHINE: run on a simulated machine */
+        const char *kernel;        /* --kernel VERSION of the simulated driver */
+        const char *machine_dir;   /* --machine-dir DIR of named machines */
+        double interval;           /* pmu: --interval seconds */
+        unsigned int count;        /* pmu: --count intervals */
+        struct intel_iio_opts iio; /* iio: --iio-stack-bus, --no-scale-fix */
 };
 
 /* Exit statuses shared by the subcommands. */
@@ -42,6 +44,16 @@ int cli_scan(const struct cli_opts *opts, struct hw_env *env,
 int cmd_topology(const struct cli_opts *opts, struct hw_env *env);
 int cmd_audit(const struct cli_opts *opts, struct hw_env *env);
 int cmd_pmu(const struct cli_opts *opts, struct hw_env *env);
+int cmd_uncore(const struct cli_opts *opts, struct hw_env *env);
+int cmd_iio(const struct cli_opts *opts, struct hw_env *env);
+
+/* Shared by the counting commands (cmd_pmu.c). */
+struct json_object;
+struct pcie_sample;
+double cli_now(void); /* CLOCK_MONOTONIC seconds */
+void cli_sleep_until(double deadline);
+/* {"metric", "labels", "value"} of one sample. */
+struct json_object *cli_sample_json(const struct pcie_sample *s);
 
 /* Prints "pciescope: <msg>" to stderr. */
 void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -20,7 +20,7 @@
 #include "pcie_topo.h"
 #include "sample_set.h"
 
-static double now_seconds(void)
+double cli_now(void)
 {
         struct timespec ts;
 
@@ -28,9 +28,9 @@ static double now_seconds(void)
         return (double)ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-static void sleep_until(double deadline)
+void cli_sleep_until(double deadline)
 {
-        double left = deadline - now_seconds();
+        double left = deadline - cli_now();
 
         if (left > 0) {
                 struct timespec ts = {.tv_sec = (time_t)left,
@@ -165,7 +165,7 @@ static void print_table(const struct hisi_pcie_pmu *pmu, const struct sample_set
         }
 }
 
-static json_object *sample_json(const struct pcie_sample *s)
+json_object *cli_sample_json(const struct pcie_sample *s)
 {
         json_object *o = json_object_new_object(), *labels = json_object_new_object();
 
@@ -196,7 +196,8 @@ int cmd_pmu(const struct cli_opts *opts, struct hw_env *env)
                 return CLI_EXIT_ERROR;
         if (hisi_pcie_discover(env, topo, &pmus, &count) || count == 0) {
                 cli_error("no HiSilicon PCIe PMU (hisi_pcie*) on this machine; "
-                          "`pciescope pmu --simulate kunpeng930-2p` shows a simulated one");
+                          "`pciescope pmu --simulate kunpeng930-2p` shows a simulated one "
+                          "(on Intel Xeon: `pciescope iio`)");
                 pcie_topo_free(topo);
                 hisi_pcie_free(pmus, count);
                 return CLI_EXIT_ERROR;
@@ -204,12 +205,12 @@ int cmd_pmu(const struct cli_opts *opts, struct hw_env *env)
         hisi_pcie_opts_default(&pmu_opts);
         pmu_opts.top_talkers = 3;
         cores = calloc(count, sizeof(*cores));
-        double start = now_seconds();
+        double start = cli_now();
 
         for (size_t i = 0; cores && i < count; i++) {
                 if (hisi_pcie_core_new(env, &pmus[i], topo, &pmu_opts, &cores[i]))
                         continue;
-                if (hisi_pcie_core_start(cores[i], now_seconds())) {
+                if (hisi_pcie_core_start(cores[i], cli_now())) {
                         hisi_pcie_core_free(cores[i]); /* why was logged */
                         cores[i] = NULL;
                         continue;
@@ -224,7 +225,7 @@ int cmd_pmu(const struct cli_opts *opts, struct hw_env *env)
         json_object *all = opts->json ? json_object_new_array() : NULL;
 
         for (unsigned int round = 1; started && round <= opts->count; round++) {
-                sleep_until(start + round * opts->interval);
+                cli_sleep_until(start + round * opts->interval);
                 if (!opts->json)
                         printf("--- interval %u of %u (%.1f s)\n", round, opts->count,
                                opts->interval);
@@ -232,13 +233,13 @@ int cmd_pmu(const struct cli_opts *opts, struct hw_env *env)
                         if (!cores[i])
                                 continue;
                         sample_set_clear(&set);
-                        hisi_pcie_core_tick(cores[i], now_seconds(), &set);
+                        hisi_pcie_core_tick(cores[i], cli_now(), &set);
                         if (!opts->json) {
                                 print_table(&pmus[i], &set);
                                 continue;
                         }
                         for (size_t k = 0; round == opts->count && k < set.count; k++)
-                                json_object_array_add(all, sample_json(&set.samples[k]));
+                                json_object_array_add(all, cli_sample_json(&set.samples[k]));
                 }
         }
         if (all) {

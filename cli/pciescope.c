@@ -60,6 +60,10 @@ static void usage(FILE *out)
                      "              exit status 0 ok, 1 warnings, 2 critical findings\n"
                      "  pmu         count with the HiSilicon PCIe PMUs: per-port bandwidth,\n"
                      "              utilisation and latency for a few intervals\n"
+                     "  uncore      Intel uncore PMON discovery: every PMON unit the table\n"
+                     "              behind DVSEC 0x23 (id 1) lists; read only, needs root\n"
+                     "  iio         count with the Intel IIO free-running PMUs: PCIe bandwidth\n"
+                     "              per IIO stack and part for a few intervals\n"
                      "\n"
                      "Options:\n"
                      "  --json              machine-readable output (see docs/topology-json.md)\n"
@@ -72,12 +76,17 @@ static void usage(FILE *out)
                      "                      tune_off, default, safe, performance, peer2peer\n"
                      "                      (default: from the kernel command line)\n"
                      "  --no-names          do not look up vendor/device names in pci.ids\n"
-                     "  --simulate MACHINE  run on a SIMULATED machine (kunpeng930-2p,\n"
+                     "  --simulate MACHINE  run on a SIMULATED machine (kunpeng930-2p, spr-2s,\n"
                      "                      kunpeng930-misconfig, or a description file)\n"
-                     "  --kernel VERSION    simulated hisi_pcie driver: 5.17, 6.2, 6.9, 6.12\n"
+                     "  --kernel VERSION    simulated kernel: 5.17, 6.2, 6.9, 6.12, 6.15\n"
                      "  --machine-dir DIR   where named machines live\n"
                      "  --interval SECONDS  pmu: length of an interval (default 1)\n"
-                     "  --count N           pmu: intervals to print (default 3)\n"
+                     "  --count N           pmu, iio: intervals to print (default 3)\n"
+                     "  --iio-stack-bus PMU,SOCKET,BUS\n"
+                     "                      iio: the root bus of an IIO stack the kernel does\n"
+                     "                      not map (e.g. uncore_iio_free_running_2,0,0000:15)\n"
+                     "  --no-scale-fix      iio: keep a pre-6.15 kernel's 4-byte scale on CPUs\n"
+                     "                      that count 32 bytes\n"
                      "  -h, --help          this text\n"
                      "  -V, --version       the version\n");
 }
@@ -97,6 +106,31 @@ static int check_readable_file(const char *what, const char *path)
         return 0;
 }
 
+/* --iio-stack-bus PMU,SOCKET,BUS ("uncore_iio_free_running_2,0,0000:15"). */
+static int parse_stack_bus(const char *arg, struct intel_iio_opts *iio)
+{
+        struct intel_iio_map *m = &iio->maps[iio->map_count];
+        char pmu[64], bus[16];
+        unsigned int socket;
+        char tail;
+
+        if (iio->map_count >= INTEL_IIO_MAX_MAPS) {
+                cli_error("--iio-stack-bus: at most %d", INTEL_IIO_MAX_MAPS);
+                return -1;
+        }
+        if (sscanf(arg, "%63[^,],%u,%15[^,]%c", pmu, &socket, bus, &tail) != 3 ||
+            intel_iio_parse_bus(bus, &m->domain, &m->bus)) {
+                cli_error("--iio-stack-bus %s: expected PMU,SOCKET,BUS such as "
+                          "uncore_iio_free_running_2,0,0000:15",
+                          arg);
+                return -1;
+        }
+        snprintf(m->pmu, sizeof(m->pmu), "%s", pmu);
+        m->socket = socket;
+        iio->map_count++;
+        return 0;
+}
+
 int main(int argc, char **argv)
 {
         static const struct option long_opts[] = {
@@ -111,6 +145,8 @@ int main(int argc, char **argv)
             {"machine-dir", required_argument, NULL, 'M'},
             {"interval", required_argument, NULL, 'i'},
             {"count", required_argument, NULL, 'c'},
+            {"iio-stack-bus", required_argument, NULL, 'B'},
+            {"no-scale-fix", no_argument, NULL, 'F'},
             {"help", no_argument, NULL, 'h'},
             {"version", no_argument, NULL, 'V'},
             {NULL, 0, NULL, 0},
@@ -121,6 +157,8 @@ int main(int argc, char **argv)
         const char *command;
         struct hw_env env;
         int c, err, status;
+
+        intel_iio_opts_default(&opts.iio);
 
         while ((c = getopt_long(argc, argv, "+hV", long_opts, NULL)) != -1) {
                 if (c == 'h') {
@@ -195,6 +233,13 @@ int main(int argc, char **argv)
                         opts.count = (unsigned int)n;
                         break;
                 }
+                case 'B':
+                        if (parse_stack_bus(optarg, &opts.iio))
+                                return CLI_EXIT_ERROR;
+                        break;
+                case 'F':
+                        opts.iio.scale_fix = false;
+                        break;
                 case 'h':
                         usage(stdout);
                         return CLI_EXIT_OK;
@@ -210,7 +255,8 @@ int main(int argc, char **argv)
                 cli_error("unexpected argument '%s'", argv[optind]);
                 return CLI_EXIT_ERROR;
         }
-        if (strcmp(command, "topology") && strcmp(command, "audit") && strcmp(command, "pmu")) {
+        if (strcmp(command, "topology") && strcmp(command, "audit") && strcmp(command, "pmu") &&
+            strcmp(command, "uncore") && strcmp(command, "iio")) {
                 cli_error("unknown command '%s' (try --help)", command);
                 return CLI_EXIT_ERROR;
         }
@@ -237,7 +283,7 @@ int main(int argc, char **argv)
                 err = sim_env(sim, &env);
                 /* Said on stderr so --json output stays clean, and always. */
                 fprintf(stderr,
-                        "pciescope: SIMULATED machine \"%s\" (hisi_pcie driver of Linux %s): "
+                        "pciescope: SIMULATED machine \"%s\" (drivers of Linux %s): "
                         "nothing below is read from this machine's hardware\n",
                         sim_machine(sim)->name, sim_kernel_name(sim_machine(sim)->kernel));
         } else if (opts.kernel) {
@@ -265,6 +311,10 @@ int main(int argc, char **argv)
                 status = cmd_topology(&opts, &env);
         else if (!strcmp(command, "audit"))
                 status = cmd_audit(&opts, &env);
+        else if (!strcmp(command, "uncore"))
+                status = cmd_uncore(&opts, &env);
+        else if (!strcmp(command, "iio"))
+                status = cmd_iio(&opts, &env);
         else
                 status = cmd_pmu(&opts, &env);
         if (sim)

@@ -26,6 +26,13 @@
 #define PCI_CAPABILITY_LIST      0x34 /* 8 bits, type 0 and 1 */
 #define PCI_CB_CAPABILITY_LIST   0x14 /* CardBus */
 
+/* Type 0 header: Base Address Registers */
+#define PCI_BASE_ADDRESS_0             0x10 /* 6 dwords */
+#define PCI_BASE_ADDRESS_SPACE_IO      0x01
+#define PCI_BASE_ADDRESS_MEM_TYPE_MASK 0x06
+#define PCI_BASE_ADDRESS_MEM_TYPE_64   0x04
+#define PCI_STD_NUM_BARS               6
+
 /* Type 1 (bridge) header */
 #define PCI_PRIMARY_BUS     0x18
 #define PCI_SECONDARY_BUS   0x19
@@ -86,5 +93,7 @@
 #define PCI_EXT_CAP_NEXT(header) (((header) >> 20) & 0xffc)
 #define PCI_EXT_CAP_ID_ERR       0x0001 /* Advanced Error Reporting */
 #define PCI_EXT_CAP_ID_DVSEC     0x0023 /* Designated Vendor-Specific */
+#define PCI_DVSEC_HEADER1        0x4    /* vendor [15:0], revision [19:16], length [31:20] */
+#define PCI_DVSEC_HEADER2        0x8    /* DVSEC id [15:0] */
 
 #endif /* PCIESCOPE_PCI_REGS_H */

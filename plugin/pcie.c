@@ -32,6 +32,7 @@
 #include "bdf_match.h"
 #include "hisi_pcie.h"
 #include "hisi_pcie_core.h"
+#include "intel_iio.h"
 #include "hw_env.h"
 #include "pci_source.h"
 #include "pcie_monitor.h"
@@ -39,6 +40,7 @@
 #include "pcie_types.h"
 #include "sample_set.h"
 #include "sim.h"
+#include "uncore_discovery.h"
 
 #define PLUGIN_NAME "pcie"
 
@@ -56,6 +58,9 @@ static struct {
         struct bdf_filter endpoints;
         bool endpoints_given;
         double retry_seconds;
+        bool collect_iio;
+        struct intel_iio_opts iio;
+        bool collect_uncore;
         bool config_failed;
 } conf;
 
@@ -63,9 +68,66 @@ static struct hw_env env;
 static struct pcie_monitor *monitor;
 static struct sim *sim;
 
-/* One PCIe core's collector thread. */
+/* What a collector thread runs: one hisi_pcie core, or one socket's Intel
+ * IIO stacks. */
+struct collector_ops {
+        int (*start)(void *c, double now);
+        int (*tick)(void *c, double now, struct sample_set *out);
+        void (*stop)(void *c);
+        const char *(*name)(const void *c);
+        size_t (*measurements)(const void *c);
+};
+
+static int hisi_start(void *c, double now)
+{
+        return hisi_pcie_core_start(c, now);
+}
+static int hisi_tick(void *c, double now, struct sample_set *out)
+{
+        return hisi_pcie_core_tick(c, now, out);
+}
+static void hisi_stop(void *c)
+{
+        hisi_pcie_core_stop(c);
+}
+static const char *hisi_name(const void *c)
+{
+        return hisi_pcie_core_name(c);
+}
+static size_t hisi_measurements(const void *c)
+{
+        return hisi_pcie_core_measurements(c);
+}
+static const struct collector_ops hisi_ops = {hisi_start, hisi_tick, hisi_stop, hisi_name,
+                                              hisi_measurements};
+
+static int iio_start(void *c, double now)
+{
+        return intel_iio_socket_start(c, now);
+}
+static int iio_tick(void *c, double now, struct sample_set *out)
+{
+        return intel_iio_socket_tick(c, now, out);
+}
+static void iio_stop(void *c)
+{
+        intel_iio_socket_stop(c);
+}
+static const char *iio_name(const void *c)
+{
+        return intel_iio_socket_name(c);
+}
+static size_t iio_measurements(const void *c)
+{
+        return intel_iio_socket_stacks(c);
+}
+static const struct collector_ops iio_ops = {iio_start, iio_tick, iio_stop, iio_name,
+                                             iio_measurements};
+
+/* One collector's thread. */
 struct core_thread {
-        struct hisi_pcie_core *core;
+        const struct collector_ops *ops;
+        void *core; /* the collector; hisi cores are owned here, IIO sockets by pmu_state.iio */
         pthread_t thread;
         bool thread_started;
         pthread_mutex_t lock; /* guards published, generation */
@@ -82,8 +144,11 @@ static struct {
         double interval; /* seconds */
         struct hisi_pcie_pmu *pmus;
         size_t pmu_count;
+        struct intel_iio *iio;
         struct core_thread *cores;
         size_t core_count;
+        struct uncore_inventory *inventory;
+        struct sample_set inventory_samples; /* computed once at init */
 } pmu_state = {.lock = PTHREAD_MUTEX_INITIALIZER};
 
 static void plugin_log_adapter(void *ctx, enum hw_log_level level, const char *msg)
@@ -168,6 +233,33 @@ static int config_pattern(const oconfig_item_t *ci, bool exclude)
         return err ? config_fail(ci, strerror(-err)) : 0;
 }
 
+/* IIOStackBus "uncore_iio_free_running_2" 0 "0000:15" */
+static int config_stack_bus(const oconfig_item_t *ci)
+{
+        struct intel_iio_map *m = &conf.iio.maps[conf.iio.map_count];
+        double socket;
+
+        if (ci->values_num != 3 || ci->values[0].type != OCONFIG_TYPE_STRING ||
+            ci->values[1].type != OCONFIG_TYPE_NUMBER || ci->values[2].type != OCONFIG_TYPE_STRING)
+                return config_fail(ci, "takes a PMU name, a socket number and a root bus, e.g. "
+                                       "IIOStackBus \"uncore_iio_free_running_2\" 0 \"0000:15\"");
+        if (conf.iio.map_count >= INTEL_IIO_MAX_MAPS)
+                return config_fail(ci, "too many IIOStackBus lines");
+        socket = ci->values[1].value.number;
+        if (!(socket >= 0 && socket <= 255) || socket != (double)(unsigned int)socket)
+                return config_fail(ci, "the socket must be a whole number from 0 to 255");
+        if (strncmp(ci->values[0].value.string, "uncore_iio_", 11) ||
+            strlen(ci->values[0].value.string) >= sizeof(m->pmu))
+                return config_fail(ci, "the PMU must be an uncore_iio_free_running_<N> or "
+                                       "uncore_iio_<N> name");
+        if (intel_iio_parse_bus(ci->values[2].value.string, &m->domain, &m->bus))
+                return config_fail(ci, "the root bus must be \"dddd:bb\" or \"bb\" in hex");
+        sstrncpy(m->pmu, ci->values[0].value.string, sizeof(m->pmu));
+        m->socket = (unsigned int)socket;
+        conf.iio.map_count++;
+        return 0;
+}
+
 static int pcie_config_item(const oconfig_item_t *ci)
 {
         struct pcie_monitor_opts *o = &conf.opts;
@@ -221,8 +313,9 @@ static int pcie_config_item(const oconfig_item_t *ci)
                 if (config_string(ci, &conf.simulate_kernel))
                         return -1;
                 if (strcmp(conf.simulate_kernel, "5.17") && strcmp(conf.simulate_kernel, "6.2") &&
-                    strcmp(conf.simulate_kernel, "6.9") && strcmp(conf.simulate_kernel, "6.12"))
-                        return config_fail(ci, "not one of 5.17, 6.2, 6.9, 6.12");
+                    strcmp(conf.simulate_kernel, "6.9") && strcmp(conf.simulate_kernel, "6.12") &&
+                    strcmp(conf.simulate_kernel, "6.15"))
+                        return config_fail(ci, "not one of 5.17, 6.2, 6.9, 6.12, 6.15");
                 return 0;
         }
         if (!strcasecmp(ci->key, "MachineDirectory"))
@@ -291,6 +384,16 @@ static int pcie_config_item(const oconfig_item_t *ci)
                 conf.retry_seconds = number;
                 return 0;
         }
+        if (!strcasecmp(ci->key, "CollectIIO"))
+                return config_bool(ci, &conf.collect_iio);
+        if (!strcasecmp(ci->key, "IIOScaleFix"))
+                return config_bool(ci, &conf.iio.scale_fix);
+        if (!strcasecmp(ci->key, "IIOBandwidthOut"))
+                return config_bool(ci, &conf.iio.bw_out);
+        if (!strcasecmp(ci->key, "IIOStackBus"))
+                return config_stack_bus(ci);
+        if (!strcasecmp(ci->key, "CollectUncoreInventory"))
+                return config_bool(ci, &conf.collect_uncore);
         if (!strcasecmp(ci->key, "MinReadRequestSize")) {
                 if (config_number(ci, 128, &number))
                         return -1;
@@ -416,6 +519,8 @@ static int pcie_read(void)
                 dispatch_simulation_info();
         }
         err = pcie_monitor_sample(monitor, dispatch_sample, NULL);
+        for (size_t i = 0; i < pmu_state.inventory_samples.count; i++)
+                dispatch_sample(NULL, &pmu_state.inventory_samples.samples[i]);
         dispatch_pmu_snapshots();
         /* Only a failed scan of the whole bus is an error; it is logged
          * once by the monitor, and collectd backs off while it lasts. */
@@ -456,14 +561,14 @@ static bool retryable(int err)
 static void *core_thread_main(void *arg)
 {
         struct core_thread *ct = arg;
-        const char *name = hisi_pcie_core_name(ct->core);
+        const char *name = ct->ops->name(ct->core);
         double next = monotonic_now();
         int err;
 
         /* Open the counters; on EBUSY/EMFILE try again later, on anything
          * else this core stays off (the reason was logged once). */
         for (;;) {
-                err = hisi_pcie_core_start(ct->core, monotonic_now());
+                err = ct->ops->start(ct->core, monotonic_now());
                 if (!err)
                         break;
                 if (!retryable(err))
@@ -472,13 +577,13 @@ static void *core_thread_main(void *arg)
                         return NULL;
         }
         INFO(PLUGIN_NAME " plugin: %s: counting %zu measurements", name,
-             hisi_pcie_core_measurements(ct->core));
+             ct->ops->measurements(ct->core));
         for (;;) {
                 next += pmu_state.interval;
                 if (wait_until(next))
                         break;
                 sample_set_clear(&ct->work);
-                err = hisi_pcie_core_tick(ct->core, monotonic_now(), &ct->work);
+                err = ct->ops->tick(ct->core, monotonic_now(), &ct->work);
                 if (err && err != -ENOMEM)
                         WARNING(PLUGIN_NAME " plugin: %s: reading counters: %s", name,
                                 STRERROR(-err));
@@ -490,7 +595,7 @@ static void *core_thread_main(void *arg)
                 if (monotonic_now() > next + pmu_state.interval)
                         next = monotonic_now();
         }
-        hisi_pcie_core_stop(ct->core);
+        ct->ops->stop(ct->core);
         return NULL;
 }
 
@@ -505,7 +610,8 @@ static void pmu_stop(void)
 
                 if (ct->thread_started)
                         pthread_join(ct->thread, NULL);
-                hisi_pcie_core_free(ct->core);
+                if (ct->ops == &hisi_ops)
+                        hisi_pcie_core_free(ct->core);
                 sample_set_free(&ct->published);
                 sample_set_free(&ct->work);
                 pthread_mutex_destroy(&ct->lock);
@@ -516,14 +622,54 @@ static void pmu_stop(void)
         hisi_pcie_free(pmu_state.pmus, pmu_state.pmu_count);
         pmu_state.pmus = NULL;
         pmu_state.pmu_count = 0;
+        intel_iio_free(pmu_state.iio);
+        pmu_state.iio = NULL;
+        uncore_inventory_free(pmu_state.inventory);
+        pmu_state.inventory = NULL;
+        sample_set_free(&pmu_state.inventory_samples);
 }
 
-/* Finds the hisi_pcie PMUs, plans each core and starts its thread. */
+static void start_thread(struct core_thread *ct, const struct collector_ops *ops, void *core,
+                         const char *tname)
+{
+        ct->ops = ops;
+        ct->core = core;
+        pthread_mutex_init(&ct->lock, NULL);
+        pmu_state.core_count++;
+        if (plugin_thread_create(&ct->thread, core_thread_main, ct, tname) == 0)
+                ct->thread_started = true;
+        else
+                ERROR(PLUGIN_NAME " plugin: %s: cannot start its collector thread",
+                      ops->name(core));
+}
+
+/* The Intel uncore inventory, read once (the table is static). */
+static void uncore_start(void)
+{
+        const char *extra = sim ? sim_machine(sim)->name : NULL;
+        int err = uncore_discover(&env, &pmu_state.inventory);
+
+        if (err) {
+                WARNING(PLUGIN_NAME " plugin: uncore discovery: %s", STRERROR(-err));
+                return;
+        }
+        if (uncore_inventory_samples(pmu_state.inventory, extra ? "simulated" : NULL, extra,
+                                     &pmu_state.inventory_samples))
+                WARNING(PLUGIN_NAME " plugin: uncore discovery: out of memory");
+        else if (pmu_state.inventory->source_count)
+                INFO(PLUGIN_NAME " plugin: uncore discovery: %zu PMON discovery table(s), %s",
+                     pmu_state.inventory->source_count,
+                     uncore_platform_name(pmu_state.inventory->platform));
+}
+
+/* Finds the hisi_pcie PMUs and the Intel IIO PMUs, plans each PCIe core or
+ * socket and starts its thread. */
 static int pmu_start(void)
 {
         struct pcie_topo_opts topo_opts = {.names = false, .read_sysfs = false};
         struct pcie_topo *topo = NULL;
         pthread_condattr_t attr;
+        size_t sockets;
         int err;
 
         pthread_condattr_init(&attr);
@@ -540,13 +686,25 @@ static int pmu_start(void)
                 return 0;
         }
         err = hisi_pcie_discover(&env, topo, &pmu_state.pmus, &pmu_state.pmu_count);
-        if (err || pmu_state.pmu_count == 0) {
-                INFO(PLUGIN_NAME " plugin: no HiSilicon PCIe PMU (hisi_pcie*) found; PMU counters "
-                                 "off");
+        if (err)
+                pmu_state.pmu_count = 0;
+        if (conf.collect_iio) {
+                conf.iio.extra_label_name = sim ? "simulated" : NULL;
+                conf.iio.extra_label_value = sim ? sim_machine(sim)->name : NULL;
+                err = intel_iio_discover(&env, topo, &conf.iio, &pmu_state.iio);
+                if (err == -ENOMEM) {
+                        pcie_topo_free(topo);
+                        return err;
+                }
+        }
+        sockets = intel_iio_socket_count(pmu_state.iio);
+        if (pmu_state.pmu_count == 0 && sockets == 0) {
+                INFO(PLUGIN_NAME " plugin: no HiSilicon PCIe PMU (hisi_pcie*) and no Intel IIO "
+                                 "free-running PMU found; PMU counters off");
                 pcie_topo_free(topo);
                 return 0;
         }
-        pmu_state.cores = calloc(pmu_state.pmu_count, sizeof(*pmu_state.cores));
+        pmu_state.cores = calloc(pmu_state.pmu_count + sockets, sizeof(*pmu_state.cores));
         if (!pmu_state.cores) {
                 pcie_topo_free(topo);
                 return -ENOMEM;
@@ -554,24 +712,25 @@ static int pmu_start(void)
         conf.pmu.endpoint_filter = conf.endpoints_given ? &conf.endpoints : NULL;
         for (size_t i = 0; i < pmu_state.pmu_count; i++) {
                 const struct hisi_pcie_pmu *pmu = &pmu_state.pmus[i];
-                struct core_thread *ct = &pmu_state.cores[pmu_state.core_count];
+                struct hisi_pcie_core *core;
                 char tname[16];
 
-                err = hisi_pcie_core_new(&env, pmu, topo, &conf.pmu, &ct->core);
+                err = hisi_pcie_core_new(&env, pmu, topo, &conf.pmu, &core);
                 if (err) {
                         WARNING(PLUGIN_NAME " plugin: %s: nothing to count (%s)", pmu->name,
                                 err == -ENODATA ? "no Root Port or no known event"
                                                 : STRERROR(-err));
                         continue;
                 }
-                pthread_mutex_init(&ct->lock, NULL);
-                pmu_state.core_count++;
                 snprintf(tname, sizeof(tname), "pcie s%uc%u", pmu->sicl, pmu->core);
-                if (plugin_thread_create(&ct->thread, core_thread_main, ct, tname) == 0)
-                        ct->thread_started = true;
-                else
-                        ERROR(PLUGIN_NAME " plugin: %s: cannot start its collector thread",
-                              pmu->name);
+                start_thread(&pmu_state.cores[pmu_state.core_count], &hisi_ops, core, tname);
+        }
+        for (size_t i = 0; i < sockets; i++) {
+                struct intel_iio_socket *sock = intel_iio_socket_at(pmu_state.iio, i);
+                char tname[16];
+
+                snprintf(tname, sizeof(tname), "pcie iio%u", intel_iio_socket_id(sock));
+                start_thread(&pmu_state.cores[pmu_state.core_count], &iio_ops, sock, tname);
         }
         pcie_topo_free(topo);
         return 0;
@@ -649,6 +808,8 @@ static int pcie_init(void)
                      source);
         }
         /* PMUs need sysfs and perf on the machine itself; a dump has neither. */
+        if (conf.collect_uncore)
+                uncore_start();
         if (conf.collect_pmu && !conf.pci_dump && pmu_start() < 0) {
                 ERROR(PLUGIN_NAME " plugin: cannot start the PMU collectors: out of memory");
                 return -1;
@@ -698,6 +859,9 @@ void module_register(void)
         hisi_pcie_opts_default(&conf.pmu);
         conf.collect_pmu = true;
         conf.retry_seconds = 30;
+        conf.collect_iio = true;
+        intel_iio_opts_default(&conf.iio);
+        conf.collect_uncore = true;
         register_data_sets();
         plugin_register_complex_config(PLUGIN_NAME, pcie_config);
         plugin_register_init(PLUGIN_NAME, pcie_init);

@@ -170,5 +170,10 @@ bad_config "bad BDF pattern" 'option Device "0000:3g:00.0": not a BDF pattern' '
 bad_config "missing dump file" "option PCIDump \"$tmp/nope.txt\": No such file or directory" "PCIDump \"$tmp/nope.txt\""
 bad_config "bad policy" 'option MPSPolicy "fast": not one of' 'MPSPolicy "fast"'
 bad_config "wrong value type" 'option CollectAER "yes": takes exactly one boolean' 'CollectAER "yes"'
+bad_config "IIOStackBus with a bad bus" 'option IIOStackBus: the root bus must be' \
+	'IIOStackBus "uncore_iio_free_running_2" 0 "0000:zz"'
+bad_config "IIOStackBus without a socket" 'option IIOStackBus: takes a PMU name, a socket number' \
+	'IIOStackBus "uncore_iio_free_running_2" "0000:15"'
+bad_config "SimulateKernel unknown" 'option SimulateKernel "7.0": not one of' 'SimulateKernel "7.0"'
 
 done_testing

@@ -1,0 +1,708 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * intel_iio.c - IIO free-running PCIe bandwidth per stack and part. See the
+ * header.
+ */
+#include "intel_iio.h"
+
+#include <errno.h>
+#include <linux/perf_event.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "hw_env.h"
+#include "pcie_link.h"
+#include "pcie_monitor.h"
+#include "pcie_topo.h"
+#include "perf_group.h"
+#include "perf_pmu.h"
+#include "sample_set.h"
+#include "uncore_discovery.h"
+
+#define PMU_PREFIX "uncore_iio_free_running_"
+
+/* One part (x16/x8/x4 slice) of a stack on one socket. */
+struct part {
+        bool offered;  /* the kernel has bw_in_port<P> */
+        int in_index;  /* in the group's values */
+        int out_index; /* in the out group's values, -1 when not counted */
+        double in_bpc; /* bytes per count */
+        double out_bpc;
+        char port[PCI_BDF_LEN]; /* Root Port BDF on a mapped stack, "" if none */
+        uint64_t capacity;      /* its link's bytes/s per direction now, 0 if unknown */
+        unsigned int mps;
+        bool have_rate;
+        double in_rate, out_rate;
+        uint64_t in_counts, out_counts; /* since open */
+};
+
+/* One IIO stack (box) as seen from one socket. */
+struct stack {
+        char pmu[PERF_PMU_NAME_MAX];
+        unsigned int box;
+        const char *map_source; /* "kernel", "config" or "unmapped" */
+        uint32_t domain;
+        uint8_t bus;
+        const char *scale_source;                             /* "kernel" or "corrected" */
+        struct perf_event_attr in_attrs[1 + INTEL_IIO_PARTS]; /* ioclk (if any) + bw_in */
+        size_t in_count;
+        int ioclk_index; /* -1 without ioclk */
+        struct perf_event_attr out_attrs[INTEL_IIO_PARTS];
+        size_t out_count;
+        struct part parts[INTEL_IIO_PARTS];
+
+        struct perf_group *in_group, *out_group;
+        struct perf_group_reading in_last, out_last;
+        bool have_last;
+        double ioclk_hz;
+        uint64_t ioclk_counts;
+};
+
+struct intel_iio_socket {
+        const struct hw_env *env;
+        const struct intel_iio_opts *opts;
+        unsigned int id; /* physical package id */
+        int cpu;         /* the PMU cpumask's CPU on this socket */
+        char name[32];
+        size_t stack_count;
+        struct stack *stacks;
+        bool started;
+        double cpu_seconds;
+};
+
+struct intel_iio {
+        struct intel_iio_opts opts;
+        size_t socket_count;
+        struct intel_iio_socket *sockets;
+};
+
+void intel_iio_opts_default(struct intel_iio_opts *opts)
+{
+        memset(opts, 0, sizeof(*opts));
+        opts->scale_fix = true;
+        opts->bw_out = true;
+}
+
+int intel_iio_parse_bus(const char *text, uint32_t *domain, uint8_t *bus)
+{
+        unsigned int d = 0, b;
+        char tail;
+
+        if (sscanf(text, "%4x:%2x%c", &d, &b, &tail) == 2 && strchr(text, ':') == text + 4) {
+                *domain = d;
+                *bus = (uint8_t)b;
+                return 0;
+        }
+        if (sscanf(text, "%2x%c", &b, &tail) == 1 && strlen(text) <= 2) {
+                *domain = 0;
+                *bus = (uint8_t)b;
+                return 0;
+        }
+        return -EINVAL;
+}
+
+int intel_iio_bytes_per_count(double scale, const char *unit, double *bytes)
+{
+        static const struct {
+                const char *name;
+                double bytes;
+        } units[] = {{"MiB", 1048576.0}, {"KiB", 1024.0}, {"MB", 1e6}, {"kB", 1e3},
+                     {"B", 1.0},         {"Bytes", 1.0},  {"", 1.0}};
+
+        *bytes = 0;
+        if (!(scale > 0) || !isfinite(scale))
+                return -EINVAL;
+        for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
+                if (!strcmp(unit, units[i].name)) {
+                        *bytes = scale * units[i].bytes;
+                        return 0;
+                }
+        }
+        return -EINVAL;
+}
+
+static double thread_cpu_seconds(void)
+{
+        struct timespec ts;
+
+        if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts))
+                return 0;
+        return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* ---- discovery ---- */
+
+/* The fix (kernel v6.15, 506f981ab40f) applies to these CPUs. */
+static bool counts_32_bytes(unsigned int family, unsigned int model)
+{
+        return family == 6 && (model == 0x8f || model == 0xcf || /* SPR, EMR */
+                               model == 0x6a || model == 0x6c || /* ICX */
+                               model == 0x86);                   /* SNR */
+}
+
+static int package_of(const struct hw_env *env, int cpu, unsigned int fallback)
+{
+        char text[32];
+        unsigned int id;
+
+        if (hw_read_file(env, HW_SYSFS, text, sizeof(text),
+                         "devices/system/cpu/cpu%d/topology/physical_package_id", cpu) > 0 &&
+            sscanf(text, "%u", &id) == 1)
+                return (int)id;
+        return (int)fallback;
+}
+
+static struct intel_iio_socket *socket_for(struct intel_iio *iio, const struct hw_env *env,
+                                           unsigned int id, int cpu)
+{
+        struct intel_iio_socket *n;
+
+        for (size_t i = 0; i < iio->socket_count; i++)
+                if (iio->sockets[i].id == id)
+                        return &iio->sockets[i];
+        n = realloc(iio->sockets, (iio->socket_count + 1) * sizeof(*n));
+        if (!n)
+                return NULL;
+        iio->sockets = n;
+        n = &iio->sockets[iio->socket_count++];
+        memset(n, 0, sizeof(*n));
+        n->env = env;
+        n->opts = &iio->opts;
+        n->id = id;
+        n->cpu = cpu;
+        snprintf(n->name, sizeof(n->name), "iio-socket%u", id);
+        return n;
+}
+
+static const struct intel_iio_map *config_map(const struct intel_iio_opts *opts, unsigned int box,
+                                              unsigned int socket)
+{
+        char free_name[64], prog_name[64];
+
+        snprintf(free_name, sizeof(free_name), PMU_PREFIX "%u", box);
+        snprintf(prog_name, sizeof(prog_name), "uncore_iio_%u", box);
+        for (size_t i = 0; i < opts->map_count; i++) {
+                const struct intel_iio_map *m = &opts->maps[i];
+
+                if (m->socket == socket &&
+                    (!strcmp(m->pmu, free_name) || !strcmp(m->pmu, prog_name)))
+                        return m;
+        }
+        return NULL;
+}
+
+/* The die<N> file of the programmable PMU of the same box: "dddd:bb". */
+static bool die_file_bus(const struct hw_env *env, unsigned int box, size_t die, uint32_t *domain,
+                         uint8_t *bus)
+{
+        char text[32];
+
+        if (hw_read_file(env, HW_SYSFS, text, sizeof(text),
+                         "bus/event_source/devices/uncore_iio_%u/die%zu", box, die) <= 0)
+                return false;
+        text[strcspn(text, "\n")] = '\0';
+        return intel_iio_parse_bus(text, domain, bus) == 0;
+}
+
+/* Root Ports of a mapped stack: part P at device P + 1 of the root bus. */
+static void map_parts(struct stack *st, const struct pcie_topo *topo)
+{
+        for (unsigned int p = 0; p < INTEL_IIO_PARTS && topo; p++) {
+                struct pci_addr a = {.domain = st->domain, .bus = st->bus, .dev = (uint8_t)(p + 1)};
+                size_t i = pcie_topo_find(topo, &a);
+                const struct pcie_function *f;
+
+                if (i == PCIE_TOPO_NONE)
+                        continue;
+                f = pcie_topo_get(topo, i);
+                if (f->info.port_type != PCIE_PORT_ROOT_PORT)
+                        continue;
+                snprintf(st->parts[p].port, sizeof(st->parts[p].port), "%s", f->bdf);
+                st->parts[p].capacity = f->link_up ? f->capacity_current : 0;
+                st->parts[p].mps = f->info.mps_bytes;
+        }
+}
+
+/* Events, scales and attrs of one PMU; the same for every socket. */
+static int build_stack(const struct hw_env *env, const struct perf_pmu *pmu, unsigned int box,
+                       bool fix, const struct intel_iio_opts *opts, struct stack *st)
+{
+        char ev[PERF_PMU_NAME_MAX];
+        bool corrected = false;
+
+        memset(st, 0, sizeof(*st));
+        snprintf(st->pmu, sizeof(st->pmu), "%s", perf_pmu_name(pmu));
+        st->box = box;
+        st->ioclk_index = -1;
+        if (perf_pmu_event(pmu, "ioclk") && !perf_pmu_event_attr(pmu, "ioclk", &st->in_attrs[0]))
+                st->ioclk_index = (int)st->in_count++;
+        for (unsigned int p = 0; p < INTEL_IIO_PARTS; p++) {
+                struct part *pt = &st->parts[p];
+                const struct perf_pmu_event *e;
+
+                pt->out_index = -1;
+                snprintf(ev, sizeof(ev), "bw_in_port%u", p);
+                e = perf_pmu_event(pmu, ev);
+                if (!e)
+                        continue;
+                if (intel_iio_bytes_per_count(e->scale, e->unit, &pt->in_bpc)) {
+                        hw_logf(env, HW_LOG_WARNING,
+                                "%s: %s has scale %g and unit \"%s\", which do not give bytes; "
+                                "left out",
+                                st->pmu, ev, e->scale, e->unit);
+                        continue;
+                }
+                if (fix && fabs(pt->in_bpc - 4.0) < 1e-6) {
+                        pt->in_bpc = 32.0;
+                        corrected = true;
+                }
+                if (perf_pmu_event_attr(pmu, ev, &st->in_attrs[st->in_count]))
+                        continue;
+                pt->offered = true;
+                pt->in_index = (int)st->in_count++;
+
+                snprintf(ev, sizeof(ev), "bw_out_port%u", p);
+                e = perf_pmu_event(pmu, ev);
+                if (!opts->bw_out || !e ||
+                    intel_iio_bytes_per_count(e->scale, e->unit, &pt->out_bpc))
+                        continue;
+                if (perf_pmu_event_attr(pmu, ev, &st->out_attrs[st->out_count]))
+                        continue;
+                pt->out_index = (int)st->out_count++;
+        }
+        st->scale_source = corrected ? "corrected" : "kernel";
+        if (corrected)
+                hw_logf(env, HW_LOG_NOTICE,
+                        "%s: the kernel's bw_in scale says 4 bytes per count; this CPU counts 32 "
+                        "(kernel fix 506f981ab40f, v6.15): using 32 (IIOScaleFix false keeps "
+                        "the kernel's scale)",
+                        st->pmu);
+        return st->in_count > (st->ioclk_index >= 0 ? 1u : 0u) ? 0 : -ENOENT;
+}
+
+static int add_pmu(struct intel_iio *iio, const struct hw_env *env, const struct pcie_topo *topo,
+                   const char *name, bool fix)
+{
+        struct perf_pmu *pmu = NULL;
+        struct stack proto;
+        unsigned int box;
+        char tail;
+        int err;
+
+        if (sscanf(name + strlen(PMU_PREFIX), "%u%c", &box, &tail) != 1)
+                return -EINVAL;
+        err = perf_pmu_load(env, name, &pmu);
+        if (err) {
+                hw_logf(env, HW_LOG_WARNING, "%s: cannot read the PMU: %s", name, strerror(-err));
+                return err;
+        }
+        err = build_stack(env, pmu, box, fix, &iio->opts, &proto);
+        if (err) {
+                hw_logf(env, HW_LOG_WARNING, "%s: no usable bw_in_port event; left out", name);
+        } else if (perf_pmu_cpu_count(pmu) == 0) {
+                hw_logf(env, HW_LOG_WARNING, "%s: no cpumask, so no CPU to count on; left out",
+                        name);
+                err = -ENOENT;
+        }
+        /* One copy of the stack per socket in the cpumask. */
+        for (size_t k = 0; !err && k < perf_pmu_cpu_count(pmu); k++) {
+                int cpu = perf_pmu_cpu(pmu, k);
+                unsigned int id = (unsigned int)package_of(env, cpu, (unsigned int)k);
+                struct intel_iio_socket *sock = socket_for(iio, env, id, cpu);
+                const struct intel_iio_map *m;
+                struct stack *st, *n;
+
+                if (!sock) {
+                        err = -ENOMEM;
+                        break;
+                }
+                n = realloc(sock->stacks, (sock->stack_count + 1) * sizeof(*n));
+                if (!n) {
+                        err = -ENOMEM;
+                        break;
+                }
+                sock->stacks = n;
+                st = &n[sock->stack_count++];
+                *st = proto;
+                st->map_source = "unmapped";
+                m = config_map(&iio->opts, box, id);
+                if (m) {
+                        st->domain = m->domain;
+                        st->bus = m->bus;
+                        st->map_source = "config";
+                } else if (die_file_bus(env, box, k, &st->domain, &st->bus)) {
+                        st->map_source = "kernel";
+                }
+                if (strcmp(st->map_source, "unmapped"))
+                        map_parts(st, topo);
+        }
+        perf_pmu_free(pmu);
+        return err;
+}
+
+int intel_iio_discover(const struct hw_env *env, const struct pcie_topo *topo,
+                       const struct intel_iio_opts *opts, struct intel_iio **out)
+{
+        unsigned int family = 0, model = 0;
+        struct intel_iio *iio;
+        char **names = NULL;
+        size_t usable = 0;
+        bool fix;
+        int n, err = 0;
+
+        *out = NULL;
+        n = perf_pmu_list(env, PMU_PREFIX, &names);
+        if (n <= 0) {
+                perf_pmu_list_free(names);
+                return n == 0 || n == -ENOENT ? 0 : n;
+        }
+        iio = calloc(1, sizeof(*iio));
+        if (!iio) {
+                perf_pmu_list_free(names);
+                return -ENOMEM;
+        }
+        iio->opts = *opts;
+        uncore_cpu_id(env, &family, &model);
+        fix = opts->scale_fix && counts_32_bytes(family, model);
+        for (int i = 0; i < n && err != -ENOMEM; i++) {
+                err = add_pmu(iio, env, topo, names[i], fix);
+                usable += err == 0;
+        }
+        perf_pmu_list_free(names);
+        if (err == -ENOMEM || usable == 0) {
+                intel_iio_free(iio);
+                return err == -ENOMEM ? err : -EBADMSG;
+        }
+        if (intel_iio_mapped_count(iio) < intel_iio_stack_count(iio))
+                hw_logf(env, HW_LOG_INFO,
+                        "intel iio: %zu of %zu IIO stacks mapped to a root bus; the kernel has "
+                        "no IIO-to-bus mapping (die<N> files) on Sapphire Rapids and later, so "
+                        "the others are published by stack and part (IIOStackBus maps them)",
+                        intel_iio_mapped_count(iio), intel_iio_stack_count(iio));
+        *out = iio;
+        return 0;
+}
+
+void intel_iio_free(struct intel_iio *iio)
+{
+        if (!iio)
+                return;
+        for (size_t i = 0; i < iio->socket_count; i++) {
+                intel_iio_socket_stop(&iio->sockets[i]);
+                free(iio->sockets[i].stacks);
+        }
+        free(iio->sockets);
+        free(iio);
+}
+
+size_t intel_iio_socket_count(const struct intel_iio *iio)
+{
+        return iio ? iio->socket_count : 0;
+}
+
+struct intel_iio_socket *intel_iio_socket_at(struct intel_iio *iio, size_t i)
+{
+        return i < intel_iio_socket_count(iio) ? &iio->sockets[i] : NULL;
+}
+
+size_t intel_iio_stack_count(const struct intel_iio *iio)
+{
+        size_t n = 0;
+
+        for (size_t i = 0; i < intel_iio_socket_count(iio); i++)
+                n += iio->sockets[i].stack_count;
+        return n;
+}
+
+size_t intel_iio_mapped_count(const struct intel_iio *iio)
+{
+        size_t n = 0;
+
+        for (size_t i = 0; i < intel_iio_socket_count(iio); i++)
+                for (size_t k = 0; k < iio->sockets[i].stack_count; k++)
+                        n += strcmp(iio->sockets[i].stacks[k].map_source, "unmapped") != 0;
+        return n;
+}
+
+const char *intel_iio_socket_name(const struct intel_iio_socket *s)
+{
+        return s->name;
+}
+
+unsigned int intel_iio_socket_id(const struct intel_iio_socket *s)
+{
+        return s->id;
+}
+
+size_t intel_iio_socket_stacks(const struct intel_iio_socket *s)
+{
+        return s->stack_count;
+}
+
+double intel_iio_socket_cpu_seconds(const struct intel_iio_socket *s)
+{
+        return s->cpu_seconds;
+}
+
+/* ---- counting ---- */
+
+void intel_iio_socket_stop(struct intel_iio_socket *s)
+{
+        for (size_t i = 0; i < s->stack_count; i++) {
+                struct stack *st = &s->stacks[i];
+
+                perf_group_close(st->in_group);
+                perf_group_close(st->out_group);
+                st->in_group = st->out_group = NULL;
+                st->have_last = false;
+                for (unsigned int p = 0; p < INTEL_IIO_PARTS; p++)
+                        st->parts[p].have_rate = false;
+        }
+        s->started = false;
+}
+
+static int open_group(struct intel_iio_socket *s, const struct stack *st,
+                      const struct perf_event_attr *attrs, size_t count, struct perf_group **g)
+{
+        int err = perf_group_open(s->env, attrs, count, s->cpu, g, NULL);
+
+        if (!err)
+                err = perf_group_enable(*g);
+        if (err)
+                hw_logf(s->env, HW_LOG_ERROR,
+                        "%s: perf_event_open(%s, cpu %d): %s — %s; socket %u's IIO bandwidth is "
+                        "not collected",
+                        st->pmu, st->pmu, s->cpu, strerror(-err), perf_open_advice(err), s->id);
+        return err;
+}
+
+int intel_iio_socket_start(struct intel_iio_socket *s, double now)
+{
+        double cpu0 = thread_cpu_seconds();
+        int err = 0;
+
+        (void)now;
+        intel_iio_socket_stop(s);
+        for (size_t i = 0; i < s->stack_count && !err; i++) {
+                struct stack *st = &s->stacks[i];
+
+                err = open_group(s, st, st->in_attrs, st->in_count, &st->in_group);
+                if (!err && st->out_count)
+                        err = open_group(s, st, st->out_attrs, st->out_count, &st->out_group);
+        }
+        if (err)
+                intel_iio_socket_stop(s);
+        else
+                s->started = true;
+        s->cpu_seconds += thread_cpu_seconds() - cpu0;
+        return err;
+}
+
+/* Reads the stack's groups and turns the deltas into rates. */
+static int read_stack(struct stack *st)
+{
+        struct perf_group_reading in, out = {0}, din, dout = {0};
+        double seconds;
+        int err;
+
+        err = perf_group_read(st->in_group, &in);
+        if (!err && st->out_group)
+                err = perf_group_read(st->out_group, &out);
+        if (err)
+                return err;
+        if (st->have_last && !perf_reading_delta(&in, &st->in_last, &din) &&
+            (!st->out_group || !perf_reading_delta(&out, &st->out_last, &dout)) &&
+            din.time_enabled > 0) {
+                /* Free-running: the counters ran all of the enabled time. */
+                seconds = (double)din.time_enabled / 1e9;
+                for (unsigned int p = 0; p < INTEL_IIO_PARTS; p++) {
+                        struct part *pt = &st->parts[p];
+
+                        if (!pt->offered)
+                                continue;
+                        pt->in_rate = (double)din.values[pt->in_index] * pt->in_bpc / seconds;
+                        pt->out_rate = pt->out_index >= 0 ? (double)dout.values[pt->out_index] *
+                                                                pt->out_bpc / seconds
+                                                          : 0;
+                        pt->have_rate = true;
+                }
+                if (st->ioclk_index >= 0)
+                        st->ioclk_hz = (double)din.values[st->ioclk_index] / seconds;
+        }
+        for (unsigned int p = 0; p < INTEL_IIO_PARTS; p++) {
+                struct part *pt = &st->parts[p];
+
+                if (!pt->offered)
+                        continue;
+                pt->in_counts = in.values[pt->in_index];
+                if (pt->out_index >= 0)
+                        pt->out_counts = out.values[pt->out_index];
+        }
+        if (st->ioclk_index >= 0)
+                st->ioclk_counts = in.values[st->ioclk_index];
+        st->in_last = in;
+        st->out_last = out;
+        st->have_last = true;
+        return 0;
+}
+
+struct emitter {
+        const struct intel_iio_socket *s;
+        struct sample_set *out;
+        int err;
+        char socket[12];
+};
+
+static void label(struct pcie_sample *s, const char *name, const char *value)
+{
+        if (value && *value && s->label_count < PCIE_SAMPLE_MAX_LABELS)
+                s->labels[s->label_count++] = (struct pcie_label){name, value};
+}
+
+static void emit(struct emitter *em, const struct pcie_sample *s)
+{
+        int err = sample_set_add(em->out, s);
+
+        if (err && !em->err)
+                em->err = err;
+}
+
+static struct pcie_sample base(struct emitter *em, const struct stack *st, const char *metric,
+                               const char *type, enum pcie_metric_kind kind, const char *instance,
+                               const char *type_instance)
+{
+        struct pcie_sample s = {.metric = metric,
+                                .type = type,
+                                .kind = kind,
+                                .instance = instance,
+                                .type_instance = type_instance};
+
+        label(&s, "pmu", st->pmu);
+        label(&s, "socket", em->socket);
+        if (em->s->opts->extra_label_name)
+                label(&s, em->s->opts->extra_label_name, em->s->opts->extra_label_value);
+        return s;
+}
+
+static void emit_stack(struct emitter *em, const struct stack *st)
+{
+        char instance[48], box[12], root_bus[16], bpc[24];
+        struct pcie_sample s;
+
+        snprintf(instance, sizeof(instance), "s%s-iio%u", em->socket, st->box);
+        snprintf(box, sizeof(box), "%u", st->box);
+        snprintf(root_bus, sizeof(root_bus), "%04x:%02x", (unsigned int)st->domain, st->bus);
+
+        /* What is known about the stack: mapping and scale. */
+        snprintf(bpc, sizeof(bpc), "%g", st->parts[0].offered ? st->parts[0].in_bpc : 0.0);
+        s = base(em, st, "pcie_iio_stack_info", "pmu_info", PCIE_METRIC_INFO, instance, "stack");
+        label(&s, "stack", box);
+        label(&s, "root_bus", strcmp(st->map_source, "unmapped") ? root_bus : "");
+        label(&s, "mapping", st->map_source);
+        label(&s, "bytes_per_count", bpc);
+        label(&s, "scale", st->scale_source);
+        s.gauge = 1;
+        emit(em, &s);
+
+        for (unsigned int p = 0; p < INTEL_IIO_PARTS; p++) {
+                const struct part *pt = &st->parts[p];
+                char part[4], ti[32];
+
+                if (!pt->offered)
+                        continue;
+                snprintf(part, sizeof(part), "%u", p);
+                if (pt->have_rate) {
+                        snprintf(ti, sizeof(ti), "part%u-rx", p);
+                        s = base(em, st, "pcie_port_bandwidth_bytes_per_second", "pmu_bandwidth",
+                                 PCIE_METRIC_GAUGE, instance, ti);
+                        label(&s, "stack", box);
+                        label(&s, "part", part);
+                        label(&s, "port", pt->port);
+                        label(&s, "direction", "rx");
+                        label(&s, "tlp", "all");
+                        s.gauge = pt->in_rate;
+                        emit(em, &s);
+                        if (pt->port[0] && pt->capacity) {
+                                double eff = (double)pt->capacity *
+                                             (pt->mps ? pcie_payload_efficiency(pt->mps) : 1.0);
+
+                                snprintf(ti, sizeof(ti), "part%u-rx-raw", p);
+                                s = base(em, st, "pcie_port_utilization_ratio", "pmu_utilization",
+                                         PCIE_METRIC_GAUGE, instance, ti);
+                                label(&s, "stack", box);
+                                label(&s, "part", part);
+                                label(&s, "port", pt->port);
+                                label(&s, "direction", "rx");
+                                label(&s, "capacity", "raw");
+                                s.gauge = pt->in_rate / (double)pt->capacity;
+                                emit(em, &s);
+                                snprintf(ti, sizeof(ti), "part%u-rx-effective", p);
+                                s.labels[s.label_count - 1].value = "effective";
+                                s.gauge = pt->in_rate / eff;
+                                emit(em, &s);
+                        }
+                        if (pt->out_index >= 0) {
+                                snprintf(ti, sizeof(ti), "part%u-tx", p);
+                                s = base(em, st, "pcie_iio_bw_out_estimate_bytes_per_second",
+                                         "pmu_bandwidth", PCIE_METRIC_GAUGE, instance, ti);
+                                label(&s, "stack", box);
+                                label(&s, "part", part);
+                                label(&s, "port", pt->port);
+                                label(&s, "direction", "tx");
+                                s.gauge = pt->out_rate;
+                                emit(em, &s);
+                        }
+                }
+                snprintf(ti, sizeof(ti), "bw_in_port%u", p);
+                s = base(em, st, "pcie_iio_counts_total", "iio_counts", PCIE_METRIC_COUNTER,
+                         instance, ti);
+                label(&s, "stack", box);
+                label(&s, "part", part);
+                label(&s, "event", ti);
+                s.counter = pt->in_counts;
+                emit(em, &s);
+        }
+        if (st->ioclk_index >= 0) {
+                s = base(em, st, "pcie_iio_counts_total", "iio_counts", PCIE_METRIC_COUNTER,
+                         instance, "ioclk");
+                label(&s, "stack", box);
+                label(&s, "event", "ioclk");
+                s.counter = st->ioclk_counts;
+                emit(em, &s);
+        }
+}
+
+int intel_iio_socket_tick(struct intel_iio_socket *s, double now, struct sample_set *out)
+{
+        double cpu0 = thread_cpu_seconds();
+        struct emitter em = {.s = s, .out = out};
+        struct pcie_sample cs;
+        int ret = 0;
+
+        (void)now;
+        snprintf(em.socket, sizeof(em.socket), "%u", s->id);
+        for (size_t i = 0; i < s->stack_count && s->started; i++) {
+                int err = read_stack(&s->stacks[i]);
+
+                if (err && !ret)
+                        ret = err;
+                if (!err)
+                        emit_stack(&em, &s->stacks[i]);
+        }
+        s->cpu_seconds += thread_cpu_seconds() - cpu0;
+        cs = (struct pcie_sample){.metric = "pcie_collector_cpu_seconds_total",
+                                  .type = "collector_cpu_seconds",
+                                  .kind = PCIE_METRIC_FLOAT_COUNTER,
+                                  .instance = s->name,
+                                  .type_instance = "cpu"};
+        label(&cs, "pmu", "uncore_iio_free_running");
+        label(&cs, "socket", em.socket);
+        if (s->opts->extra_label_name)
+                label(&cs, s->opts->extra_label_name, s->opts->extra_label_value);
+        cs.gauge = s->cpu_seconds;
+        emit(&em, &cs);
+        return ret ? ret : em.err;
+}

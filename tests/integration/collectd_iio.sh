@@ -1,0 +1,127 @@
+#!/bin/bash
+# collectd_iio.sh - Debian's real collectd runs the plugin on the simulated
+# Sapphire Rapids (Simulate "spr-2s"): one collector thread per socket counts
+# the uncore_iio_free_running_* PMUs; per-part inbound bandwidth in csv
+# matches the model's ground truth within 1 % on both kernel scale variants
+# (6.15: 32 bytes per count; 6.12: the pre-fix 4-byte scale, corrected);
+# stacks named by IIOStackBus carry their Root Ports and utilisation; the
+# PMON discovery inventory is published; names and labels travel as meta.
+. "$(dirname "$0")/lib.sh"
+
+COLLECTD=${COLLECTD:-$(command -v collectd || echo /usr/sbin/collectd)}
+[ -x "$COLLECTD" ] || skip_all "collectd is not installed"
+SO="$top_builddir/plugin/.libs/pcie.so"
+[ -f "$SO" ] || skip_all "the plugin was not built (collectd-dev missing at configure time)"
+TRUTH="$top_builddir/tests/tools/sim_truth"
+MACHINE="$top_srcdir/sim/machines/spr-2s.json"
+
+tmp=$(mktemp -d)
+pid=
+cleanup() {
+	[ -n "$pid" ] && kill "$pid" 2>/dev/null && wait "$pid" 2>/dev/null
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+
+mkdir -p "$tmp/plugins"
+cp "$SO" /usr/lib/collectd/logfile.so /usr/lib/collectd/csv.so /usr/lib/collectd/write_log.so "$tmp/plugins/"
+
+write_conf() { # conf, csv dir, log, kernel
+	cat >"$1" <<CONF
+Hostname "spr"
+BaseDir "$tmp"
+PIDFile "$tmp/collectd.pid"
+PluginDir "$tmp/plugins"
+Interval 1
+LoadPlugin logfile
+<Plugin logfile>
+  LogLevel info
+  File "$3"
+  PrintSeverity true
+</Plugin>
+LoadPlugin csv
+<Plugin csv>
+  DataDir "$2"
+  StoreRates false
+</Plugin>
+LoadPlugin write_log
+<Plugin write_log>
+  Format JSON
+</Plugin>
+LoadPlugin pcie
+<Plugin pcie>
+  Simulate "$MACHINE"
+  SimulateKernel "$4"
+  CollectAER false
+  # SPR kernels do not map IIO stacks to buses: the stacks of socket 0 are
+  # named here, those of socket 1 stay unmapped.
+  IIOStackBus "uncore_iio_free_running_2" 0 "0000:15"
+  IIOStackBus "uncore_iio_free_running_4" 0 "0000:26"
+  IIOStackBus "uncore_iio_6" 0 "0000:37"
+</Plugin>
+CONF
+}
+
+last_value() { tail -n 1 "$1" | cut -d, -f2; }
+csvfile() { ls "$1/spr/pcie-$2/$3"-* 2>/dev/null | head -n 1; }
+within() { awk -v v="$1" -v t="$2" 'BEGIN { d = v - t; if (d < 0) d = -d; exit !(t > 0 && d <= 0.01 * t) }'; }
+
+"$TRUTH" "$MACHINE" 0 1 >"$tmp/truth"
+
+for kernel in 6.15 6.12; do
+	write_conf "$tmp/$kernel.conf" "$tmp/csv-$kernel" "$tmp/$kernel.log" "$kernel"
+	"$COLLECTD" -f -C "$tmp/$kernel.conf" >"$tmp/$kernel.out" 2>&1 &
+	pid=$!
+	sleep 5
+	kill "$pid" && wait "$pid"
+	rc=$?
+	pid=
+	log="$tmp/$kernel.log"
+	csv="$tmp/csv-$kernel"
+	check "$kernel: collectd exits cleanly (rc $rc)" [ "$rc" -eq 0 ]
+	check "$kernel: log says the simulation" grep -q 'SIMULATED machine "spr-2s" (kernel '"$kernel"')' "$log"
+	check "$kernel: log: no errors" eval '! grep -q "\[error\]" "$log"'
+	check "$kernel: one collector thread per socket" \
+		eval 'grep -q "iio-socket0: counting 3 measurements" "$log" && grep -q "iio-socket1: counting 2 measurements" "$log"'
+	if [ "$kernel" = 6.12 ]; then
+		check "6.12: the pre-fix 4-byte scale is corrected, and said" grep -q '506f981ab40f' "$log"
+	else
+		check "6.15: the kernel's scale is used as it is" eval '! grep -q "506f981ab40f" "$log"'
+	fi
+	n=0
+	while read -r tag socket box part port bytes constant; do
+		[ "$tag" = iio ] && [ "$constant" = 1 ] || continue
+		awk -v b="$bytes" 'BEGIN { exit !(b > 0) }' || continue
+		f=$(csvfile "$csv" "s$socket-iio$box" "pmu_bandwidth-part$part-rx")
+		v=$(last_value "$f" 2>/dev/null)
+		check "$kernel: socket $socket stack $box part $part ($port) inbound $v B/s within 1% of truth $bytes" \
+			within "${v:-0}" "$bytes"
+		n=$((n + 1))
+	done <"$tmp/truth"
+	check "$kernel: ground truth compared for $n parts" [ "$n" -ge 5 ]
+done
+
+csv="$tmp/csv-6.15"
+log="$tmp/6.15.log"
+f=$(csvfile "$csv" s0-iio2 pmu_utilization-part0-rx-raw)
+check "mapped stack: utilisation of 0000:15:01.0's link is a ratio ($(last_value "$f" 2>/dev/null))" \
+	awk -v v="$(last_value "$f" 2>/dev/null)" 'BEGIN { exit !(v > 0 && v < 1) }'
+check "unmapped stack: no utilisation (no port known)" [ -z "$(csvfile "$csv" s1-iio2 pmu_utilization-part0-rx-raw)" ]
+check "write_log: a mapped part carries its Root Port as port label" \
+	grep -q '"prom.name":"pcie_port_bandwidth_bytes_per_second".*"prom.label.pmu":"uncore_iio_free_running_2","prom.label.socket":"0".*"prom.label.port":"0000:15:01.0","prom.label.direction":"rx"' "$log"
+check "write_log: stack info says how each stack was mapped" \
+	eval 'grep -q "\"prom.label.mapping\":\"config\"" "$log" && grep -q "\"prom.label.mapping\":\"unmapped\"" "$log"'
+f=$(csvfile "$csv" 0000:7e:00.1 uncore_units-IMC-MMIO)
+check "inventory: 8 IMC boxes on socket 0's discovery table ($(last_value "$f" 2>/dev/null))" \
+	[ "$(last_value "$f" 2>/dev/null)" = "8.000000" ]
+f=$(csvfile "$csv" 0000:fe:00.1 uncore_info-discovery)
+check "inventory: socket 1's discovery function is published" [ "$(last_value "$f" 2>/dev/null)" = "1.000000" ]
+check "6.15: no bw_out estimate (the kernel removed bw_out)" \
+	eval '! grep -q "pcie_iio_bw_out_estimate_bytes_per_second" "$log"'
+check "6.12: bw_out estimates where the kernel still offers them" \
+	grep -q '"prom.name":"pcie_iio_bw_out_estimate_bytes_per_second"' "$tmp/6.12.log"
+f=$(csvfile "$csv" iio-socket0 collector_cpu_seconds)
+check "collector CPU time is published ($(last_value "$f" 2>/dev/null) s)" \
+	awk -v v="$(last_value "$f" 2>/dev/null)" 'BEGIN { exit !(v > 0 && v < 1) }'
+
+done_testing

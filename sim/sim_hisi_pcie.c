@@ -12,6 +12,7 @@
  */
 #define _GNU_SOURCE
 #include "sim_hisi_pcie.h"
+#include "sim_perf.h"
 
 #include <errno.h>
 #include <linux/perf_event.h>
@@ -518,58 +519,36 @@ static uint64_t u64_of(double v)
 static ssize_t sim_read(void *ctx, int fd, void *buf, size_t len)
 {
         struct sim_pmu *p = ctx;
-        struct sim_event *e;
-        uint64_t words[3 + 2 * 64];
-        size_t n = 0;
+        struct sim_read_value values[SIM_READ_MAX];
+        const struct sim_event *e, *lead;
+        size_t nr = 0;
         ssize_t ret;
 
         pthread_mutex_lock(&p->lock);
         advance(p);
         e = event_of(p, fd);
         if (!e) {
-                ret = -EBADF;
-                goto out;
+                pthread_mutex_unlock(&p->lock);
+                return -EBADF;
         }
+        lead = e->read_format & PERF_FORMAT_GROUP ? &p->events[e->leader] : e;
         if (e->read_format & PERF_FORMAT_GROUP) {
-                size_t leader = e->leader, nr = 0, pos;
-
-                words[n++] = 0; /* nr, filled below */
-                if (e->read_format & PERF_FORMAT_TOTAL_TIME_ENABLED)
-                        words[n++] = u64_of(p->events[leader].enabled_ns);
-                if (e->read_format & PERF_FORMAT_TOTAL_TIME_RUNNING)
-                        words[n++] = u64_of(p->events[leader].running_ns);
-                pos = n;
                 /* Leader first, then the members in creation order. */
                 for (size_t pass = 0; pass < 2; pass++) {
-                        for (size_t i = 0; i < p->used_max && nr < 64; i++) {
-                                struct sim_event *m = &p->events[i];
+                        for (size_t i = 0; i < p->used_max && nr < SIM_READ_MAX; i++) {
+                                const struct sim_event *m = &p->events[i];
 
-                                if (!m->used || m->leader != leader || (pass == 0) != (i == leader))
+                                if (!m->used || m->leader != e->leader ||
+                                    (pass == 0) != (i == e->leader))
                                         continue;
-                                words[pos++] = u64_of(m->value);
-                                if (e->read_format & PERF_FORMAT_ID)
-                                        words[pos++] = (uint64_t)i;
-                                nr++;
+                                values[nr++] = (struct sim_read_value){u64_of(m->value), i};
                         }
                 }
-                words[0] = nr;
-                n = pos;
         } else {
-                words[n++] = u64_of(e->value);
-                if (e->read_format & PERF_FORMAT_TOTAL_TIME_ENABLED)
-                        words[n++] = u64_of(e->enabled_ns);
-                if (e->read_format & PERF_FORMAT_TOTAL_TIME_RUNNING)
-                        words[n++] = u64_of(e->running_ns);
-                if (e->read_format & PERF_FORMAT_ID)
-                        words[n++] = (uint64_t)(e - p->events);
+                values[nr++] = (struct sim_read_value){u64_of(e->value), (uint64_t)(e - p->events)};
         }
-        if (len < n * sizeof(uint64_t)) {
-                ret = -ENOSPC; /* the kernel's answer to a short buffer */
-                goto out;
-        }
-        memcpy(buf, words, n * sizeof(uint64_t));
-        ret = (ssize_t)(n * sizeof(uint64_t));
-out:
+        ret = sim_read_encode(e->read_format, values, nr, u64_of(lead->enabled_ns),
+                              u64_of(lead->running_ns), buf, len);
         pthread_mutex_unlock(&p->lock);
         return ret;
 }

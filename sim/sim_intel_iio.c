@@ -14,6 +14,7 @@
  */
 #define _GNU_SOURCE
 #include "sim_intel_iio.h"
+#include "sim_perf.h"
 
 #include <errno.h>
 #include <linux/perf_event.h>
@@ -377,58 +378,37 @@ static uint64_t ns_of(double s)
 static ssize_t iio_read(void *ctx, int fd, void *buf, size_t len)
 {
         struct sim_iio *p = ctx;
-        struct iio_event *e;
-        uint64_t words[3 + 2 * MAX_GROUP];
-        size_t n = 0;
+        struct sim_read_value values[SIM_READ_MAX];
+        const struct iio_event *e, *lead;
+        size_t nr = 0;
         ssize_t ret;
 
         pthread_mutex_lock(&p->lock);
         update(p);
         e = event_of(p, fd);
         if (!e) {
-                ret = -EBADF;
-                goto out;
+                pthread_mutex_unlock(&p->lock);
+                return -EBADF;
         }
+        lead = e->read_format & PERF_FORMAT_GROUP ? &p->events[e->leader] : e;
         if (e->read_format & PERF_FORMAT_GROUP) {
-                size_t leader = e->leader, nr = 0, pos;
-
-                words[n++] = 0; /* nr, filled below */
-                if (e->read_format & PERF_FORMAT_TOTAL_TIME_ENABLED)
-                        words[n++] = ns_of(p->events[leader].time_s);
-                if (e->read_format & PERF_FORMAT_TOTAL_TIME_RUNNING)
-                        words[n++] = ns_of(p->events[leader].time_s);
-                pos = n;
                 /* Leader first, then the members in creation order. */
                 for (size_t pass = 0; pass < 2; pass++) {
                         for (size_t i = 0; i < p->used_max && nr < MAX_GROUP; i++) {
                                 const struct iio_event *x = &p->events[i];
 
-                                if (!x->used || x->leader != leader || (pass == 0) != (i == leader))
+                                if (!x->used || x->leader != e->leader ||
+                                    (pass == 0) != (i == e->leader))
                                         continue;
-                                words[pos++] = x->value;
-                                if (e->read_format & PERF_FORMAT_ID)
-                                        words[pos++] = (uint64_t)i;
-                                nr++;
+                                values[nr++] = (struct sim_read_value){x->value, i};
                         }
                 }
-                words[0] = nr;
-                n = pos;
         } else {
-                words[n++] = e->value;
-                if (e->read_format & PERF_FORMAT_TOTAL_TIME_ENABLED)
-                        words[n++] = ns_of(e->time_s);
-                if (e->read_format & PERF_FORMAT_TOTAL_TIME_RUNNING)
-                        words[n++] = ns_of(e->time_s);
-                if (e->read_format & PERF_FORMAT_ID)
-                        words[n++] = (uint64_t)(e - p->events);
+                values[nr++] = (struct sim_read_value){e->value, (uint64_t)(e - p->events)};
         }
-        if (len < n * sizeof(uint64_t)) {
-                ret = -ENOSPC; /* the kernel's answer to a short buffer */
-                goto out;
-        }
-        memcpy(buf, words, n * sizeof(uint64_t));
-        ret = (ssize_t)(n * sizeof(uint64_t));
-out:
+        /* Free-running: never multiplexed, running == enabled. */
+        ret = sim_read_encode(e->read_format, values, nr, ns_of(lead->time_s), ns_of(lead->time_s),
+                              buf, len);
         pthread_mutex_unlock(&p->lock);
         return ret;
 }

@@ -52,6 +52,10 @@ struct json_object;
 struct pcie_sample;
 double cli_now(void); /* CLOCK_MONOTONIC seconds */
 void cli_sleep_until(double deadline);
+/* The value of label @name of @s, or NULL. */
+const char *cli_label(const struct pcie_sample *s, const char *name);
+/* "%8.2f GB/s" (or MB/s, kB/s) without a newline. */
+void cli_print_rate(double bytes);
 /* {"metric", "labels", "value"} of one sample. */
 struct json_object *cli_sample_json(const struct pcie_sample *s);
 

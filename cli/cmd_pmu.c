@@ -41,7 +41,7 @@ void cli_sleep_until(double deadline)
         }
 }
 
-static const char *label_of(const struct pcie_sample *s, const char *name)
+const char *cli_label(const struct pcie_sample *s, const char *name)
 {
         for (size_t i = 0; i < s->label_count; i++)
                 if (!strcmp(s->labels[i].name, name))
@@ -55,7 +55,7 @@ static const struct pcie_sample *find(const struct sample_set *set, const char *
 {
         for (size_t i = 0; i < set->count; i++) {
                 const struct pcie_sample *s = &set->samples[i];
-                const char *p = label_of(s, "port"), *v = key ? label_of(s, key) : NULL;
+                const char *p = cli_label(s, "port"), *v = key ? cli_label(s, key) : NULL;
 
                 if (strcmp(s->metric, metric) || !p || strcmp(p, port))
                         continue;
@@ -66,7 +66,7 @@ static const struct pcie_sample *find(const struct sample_set *set, const char *
         return NULL;
 }
 
-static void print_rate(double bytes)
+void cli_print_rate(double bytes)
 {
         if (bytes >= 1e9)
                 printf("%8.2f GB/s", bytes / 1e9);
@@ -88,7 +88,7 @@ static void print_direction(const struct sample_set *set, const char *port, cons
                 snprintf(key, sizeof(key), "%s_%s", dir, tlps[t]);
                 for (size_t i = 0; i < set->count && !s; i++) {
                         const struct pcie_sample *c = &set->samples[i];
-                        const char *p = label_of(c, "port");
+                        const char *p = cli_label(c, "port");
 
                         if (!strcmp(c->metric, "pcie_port_bandwidth_bytes_per_second") && p &&
                             !strcmp(p, port) && !strcmp(c->type_instance, key))
@@ -96,7 +96,7 @@ static void print_direction(const struct sample_set *set, const char *port, cons
                 }
                 printf(" %s ", tlps[t]);
                 if (s)
-                        print_rate(s->gauge);
+                        cli_print_rate(s->gauge);
                 else
                         printf("%13s", "-");
         }
@@ -106,7 +106,7 @@ static void print_direction(const struct sample_set *set, const char *port, cons
         snprintf(ti, sizeof(ti), "%s-raw", dir);
         for (size_t i = 0; i < set->count; i++) {
                 const struct pcie_sample *c = &set->samples[i];
-                const char *p = label_of(c, "port");
+                const char *p = cli_label(c, "port");
 
                 if (!strcmp(c->metric, "pcie_port_utilization_ratio") && p && !strcmp(p, port) &&
                     !strcmp(c->type_instance, ti))
@@ -159,8 +159,8 @@ static void print_table(const struct hisi_pcie_pmu *pmu, const struct sample_set
 
                 if (strcmp(s->metric, "pcie_device_bandwidth_bytes_per_second"))
                         continue;
-                printf("  device %s %s ", label_of(s, "device"), s->type_instance);
-                print_rate(s->gauge);
+                printf("  device %s %s ", cli_label(s, "device"), s->type_instance);
+                cli_print_rate(s->gauge);
                 printf("\n");
         }
 }

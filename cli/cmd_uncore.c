@@ -200,22 +200,12 @@ int cmd_uncore(const struct cli_opts *opts, struct hw_env *env)
 
 /* ---- iio ---- */
 
+/* A label's value, "" when absent. */
 static const char *label_of(const struct pcie_sample *s, const char *name)
 {
-        for (size_t i = 0; i < s->label_count; i++)
-                if (!strcmp(s->labels[i].name, name))
-                        return s->labels[i].value;
-        return "";
-}
+        const char *v = cli_label(s, name);
 
-static void print_rate(double bytes)
-{
-        if (bytes >= 1e9)
-                printf("%8.2f GB/s", bytes / 1e9);
-        else if (bytes >= 1e6)
-                printf("%8.2f MB/s", bytes / 1e6);
-        else
-                printf("%8.2f kB/s", bytes / 1e3);
+        return v ? v : "";
 }
 
 /* One line per stack (mapping) and per part that has a port or traffic. */
@@ -239,7 +229,7 @@ static void print_socket(const struct intel_iio_socket *sock, const struct sampl
                         continue;
                 printf("    part %s %-14s in ", label_of(s, "part"),
                        *label_of(s, "port") ? label_of(s, "port") : "(no port)");
-                print_rate(s->gauge);
+                cli_print_rate(s->gauge);
                 for (size_t k = 0; k < set->count; k++) {
                         const struct pcie_sample *u = &set->samples[k];
 

@@ -587,6 +587,21 @@ static struct pcie_sample base(struct emitter *em, const struct stack *st, const
         return s;
 }
 
+/* A sample of one part: the stack's labels plus stack, part and port. */
+static struct pcie_sample part_sample(struct emitter *em, const struct stack *st,
+                                      const char *metric, const char *type,
+                                      enum pcie_metric_kind kind, const char *instance,
+                                      const char *type_instance, const char *box, const char *part,
+                                      const char *port)
+{
+        struct pcie_sample s = base(em, st, metric, type, kind, instance, type_instance);
+
+        label(&s, "stack", box);
+        label(&s, "part", part);
+        label(&s, "port", port);
+        return s;
+}
+
 static void emit_stack(struct emitter *em, const struct stack *st)
 {
         char instance[48], box[12], root_bus[16], bpc[24];
@@ -616,11 +631,9 @@ static void emit_stack(struct emitter *em, const struct stack *st)
                 snprintf(part, sizeof(part), "%u", p);
                 if (pt->have_rate) {
                         snprintf(ti, sizeof(ti), "part%u-rx", p);
-                        s = base(em, st, "pcie_port_bandwidth_bytes_per_second", "pmu_bandwidth",
-                                 PCIE_METRIC_GAUGE, instance, ti);
-                        label(&s, "stack", box);
-                        label(&s, "part", part);
-                        label(&s, "port", pt->port);
+                        s = part_sample(em, st, "pcie_port_bandwidth_bytes_per_second",
+                                        "pmu_bandwidth", PCIE_METRIC_GAUGE, instance, ti, box, part,
+                                        pt->port);
                         label(&s, "direction", "rx");
                         label(&s, "tlp", "all");
                         s.gauge = pt->in_rate;
@@ -630,11 +643,9 @@ static void emit_stack(struct emitter *em, const struct stack *st)
                                              (pt->mps ? pcie_payload_efficiency(pt->mps) : 1.0);
 
                                 snprintf(ti, sizeof(ti), "part%u-rx-raw", p);
-                                s = base(em, st, "pcie_port_utilization_ratio", "pmu_utilization",
-                                         PCIE_METRIC_GAUGE, instance, ti);
-                                label(&s, "stack", box);
-                                label(&s, "part", part);
-                                label(&s, "port", pt->port);
+                                s = part_sample(em, st, "pcie_port_utilization_ratio",
+                                                "pmu_utilization", PCIE_METRIC_GAUGE, instance, ti,
+                                                box, part, pt->port);
                                 label(&s, "direction", "rx");
                                 label(&s, "capacity", "raw");
                                 s.gauge = pt->in_rate / (double)pt->capacity;
@@ -646,21 +657,17 @@ static void emit_stack(struct emitter *em, const struct stack *st)
                         }
                         if (pt->out_index >= 0) {
                                 snprintf(ti, sizeof(ti), "part%u-tx", p);
-                                s = base(em, st, "pcie_iio_bw_out_estimate_bytes_per_second",
-                                         "pmu_bandwidth", PCIE_METRIC_GAUGE, instance, ti);
-                                label(&s, "stack", box);
-                                label(&s, "part", part);
-                                label(&s, "port", pt->port);
+                                s = part_sample(em, st, "pcie_iio_bw_out_estimate_bytes_per_second",
+                                                "pmu_bandwidth", PCIE_METRIC_GAUGE, instance, ti,
+                                                box, part, pt->port);
                                 label(&s, "direction", "tx");
                                 s.gauge = pt->out_rate;
                                 emit(em, &s);
                         }
                 }
                 snprintf(ti, sizeof(ti), "bw_in_port%u", p);
-                s = base(em, st, "pcie_iio_counts_total", "iio_counts", PCIE_METRIC_COUNTER,
-                         instance, ti);
-                label(&s, "stack", box);
-                label(&s, "part", part);
+                s = part_sample(em, st, "pcie_iio_counts_total", "iio_counts", PCIE_METRIC_COUNTER,
+                                instance, ti, box, part, NULL);
                 label(&s, "event", ti);
                 s.counter = pt->in_counts;
                 emit(em, &s);

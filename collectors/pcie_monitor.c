@@ -43,6 +43,8 @@ const char *pcie_metric_kind_name(enum pcie_metric_kind kind)
                 return "counter";
         case PCIE_METRIC_INFO:
                 return "info";
+        case PCIE_METRIC_HISTOGRAM:
+                return "histogram";
         }
         return "unknown";
 }

@@ -25,8 +25,13 @@ enum pcie_metric_kind {
         /* Monotonic, but fractional (seconds of CPU or counting time): the
          * value is in .gauge, collectd sees a gauge, Prometheus a counter. */
         PCIE_METRIC_FLOAT_COUNTER,
+        /* One series of a Prometheus histogram: .metric ends in _bucket
+         * (with an "le" label), _sum or _count; cumulative since the
+         * collector started; the value is in .gauge (collectd sees a gauge,
+         * prom.type says "histogram"). */
+        PCIE_METRIC_HISTOGRAM,
 };
-/* "gauge", "counter" (both counter kinds), "info" */
+/* "gauge", "counter" (both counter kinds), "info", "histogram" */
 const char *pcie_metric_kind_name(enum pcie_metric_kind kind);
 
 #define PCIE_SAMPLE_MAX_LABELS 12

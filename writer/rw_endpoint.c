@@ -794,6 +794,11 @@ static void *sender_main(void *arg)
                         finish_pending(ep);
                         continue;
                 }
+                /* A batch that failed once goes to disk at once: it is the
+                 * oldest data (the spool was empty when it was taken), and
+                 * from now on it survives a crash. */
+                if (ep->spool && !ep->p.from_spool && spool_put(ep, &ep->p))
+                        pending_clear(ep);
                 sleep_s = rw_backoff(&ep->backoff, ra, ep->c.min_backoff, ep->c.max_backoff);
                 if (ep->stopping) {
                         if (mono_now() + sleep_s >= ep->stop_deadline)

@@ -265,11 +265,15 @@ static int scan_seg(struct rw_spool *sp, struct seg *g, uint64_t off, bool newes
                 return err;
         if (err && newest) {
                 SPLOG(sp, RW_LOG_WARNING,
-                      "remote_write: spool %s: torn record at offset %" PRIu64
-                      ", cut off (a crash while appending)",
-                      path, off);
+                      "remote_write: spool %s: %s record at offset %" PRIu64
+                      " of the newest segment, cut off there",
+                      path, err == -ENODATA ? "torn (a crash while appending)" : "corrupt", off);
                 if (truncate(path, (off_t)off))
                         return -errno;
+                /* What followed a bad record could not be read anyway;
+                 * cutting it keeps new appends readable. */
+                if (err == -EBADMSG)
+                        sp->st.dropped_corrupt_records++;
                 g->size = off;
         }
         return 0;

@@ -26,6 +26,7 @@
 #include "collectd/core/daemon/plugin.h"
 #include "collectd/core/utils/common/common.h"
 
+#include <inttypes.h>
 #include <strings.h>
 
 static uint64_t n;
@@ -127,10 +128,18 @@ static int testsrc_read(void)
         return 0;
 }
 
+/* The tests compare what arrived with how many reads there were. */
+static int testsrc_shutdown(void)
+{
+        INFO("rw_testsrc: %" PRIu64 " reads", n);
+        return 0;
+}
+
 void module_register(void)
 {
         static const char *keys[] = {"Vanish", "PastSeries"};
 
         plugin_register_config("rw_testsrc", testsrc_config, keys, 2);
         plugin_register_read("rw_testsrc", testsrc_read);
+        plugin_register_shutdown("rw_testsrc", testsrc_shutdown);
 }

@@ -28,7 +28,9 @@
 
 struct ep_conf {
         struct rw_endpoint_cfg cfg;
-        struct rw_labelset external;
+        /* Separately allocated: a label set points into its own arena, and
+         * the array of endpoints moves when it grows. */
+        struct rw_labelset *external;
         struct rw_rules *rules;
         struct rw_endpoint *ep; /* after init */
 };
@@ -198,7 +200,7 @@ static int endpoint_option(struct ep_conf *e, oconfig_item_t *c)
                         return config_fail(c, name, "want a label name and a value");
                 if (!rw_valid_name(a, false) || !strncmp(a, "__", 2))
                         return config_fail(c, name, "not a valid label name");
-                if (rw_labelset_add(&e->external, a, b))
+                if (rw_labelset_add(e->external, a, b))
                         return config_fail(c, name, "too many or too long external labels");
                 return 0;
         }
@@ -252,11 +254,12 @@ static int config_endpoint(oconfig_item_t *ci)
         e = &g.eps[g.n++];
         memset(e, 0, sizeof(*e));
         rw_endpoint_cfg_init(&e->cfg);
-        rw_labelset_init(&e->external);
         e->cfg.name = strdup(ci->values[0].value.string);
         e->rules = rw_rules_new();
-        if (!e->cfg.name || !e->rules)
+        e->external = malloc(sizeof(*e->external));
+        if (!e->cfg.name || !e->rules || !e->external)
                 return -1;
+        rw_labelset_init(e->external);
         for (int i = 0; i < ci->children_num; i++)
                 if (endpoint_option(e, &ci->children[i]))
                         return -1;
@@ -299,6 +302,7 @@ static void free_confs(void)
                 else
                         rw_endpoint_cfg_free(&g.eps[i].cfg);
                 rw_rules_free(g.eps[i].rules);
+                free(g.eps[i].external);
         }
         free(g.eps);
         g.eps = NULL;
@@ -449,7 +453,7 @@ static int rw_write(const data_set_t *ds, const value_list_t *vl, user_data_t *u
                         size_t len;
                         int rc = rw_series_build(&rvl, ds->ds[i].name,
                                                  (enum rw_ds_type)ds->ds[i].type, ds->ds_num,
-                                                 &g.eps[e].external, g.eps[e].rules, &set, &kind);
+                                                 g.eps[e].external, g.eps[e].rules, &set, &kind);
 
                         if (rc == 1)
                                 continue; /* dropped by a rule */

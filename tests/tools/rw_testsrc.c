@@ -21,6 +21,8 @@
  *       reports it missing and remote_write sends a stale marker)
  *     rwtest_past 1 with a timestamp two hours old, with PastSeries true
  *       (a receiver that enforces order answers 400)
+ *   with Burst N (the benchmark): only N gauges rwtest-dev<i/8>/gauge-m<i%8>;
+ *   NullWriter true adds a write callback that does nothing (its baseline)
  */
 #include "collectd/core/daemon/collectd.h"
 #include "collectd/core/daemon/plugin.h"
@@ -32,6 +34,8 @@
 static uint64_t n;
 static int vanish = 3;
 static bool past_series;
+static int burst;
+static bool null_writer;
 
 static int testsrc_config(const char *key, const char *value)
 {
@@ -39,6 +43,10 @@ static int testsrc_config(const char *key, const char *value)
                 vanish = atoi(value);
         else if (!strcasecmp(key, "PastSeries"))
                 past_series = IS_TRUE(value);
+        else if (!strcasecmp(key, "Burst"))
+                burst = atoi(value);
+        else if (!strcasecmp(key, "NullWriter"))
+                null_writer = IS_TRUE(value);
         else
                 return -1;
         return 0;
@@ -84,6 +92,17 @@ static int testsrc_read(void)
         char ti[32];
 
         n++;
+        /* The benchmark's value stream: Burst stock-like gauges per read. */
+        for (int i = 0; i < burst; i++) {
+                char pi[32];
+
+                snprintf(pi, sizeof(pi), "dev%d", i / 8);
+                snprintf(ti, sizeof(ti), "m%d", i % 8);
+                v[0].gauge = (double)(n + (uint64_t)i);
+                put(pi, "gauge", ti, v, 1, NULL, now);
+        }
+        if (burst)
+                return 0;
         v[0].gauge = 42;
         put("", "gauge", "answer", v, 1, NULL, now);
         v[0].derive = (derive_t)(10 * n);
@@ -128,6 +147,20 @@ static int testsrc_read(void)
         return 0;
 }
 
+/* The benchmark's baseline: a write callback that does nothing (without
+ * any writer collectd complains about every value, which costs more). */
+static int null_write(const data_set_t *ds, const value_list_t *vl, user_data_t *ud)
+{
+        return 0;
+}
+
+static int testsrc_init(void)
+{
+        if (null_writer)
+                plugin_register_write("rw_testsrc_null", null_write, NULL);
+        return 0;
+}
+
 /* The tests compare what arrived with how many reads there were. */
 static int testsrc_shutdown(void)
 {
@@ -137,9 +170,10 @@ static int testsrc_shutdown(void)
 
 void module_register(void)
 {
-        static const char *keys[] = {"Vanish", "PastSeries"};
+        static const char *keys[] = {"Vanish", "PastSeries", "Burst", "NullWriter"};
 
-        plugin_register_config("rw_testsrc", testsrc_config, keys, 2);
+        plugin_register_config("rw_testsrc", testsrc_config, keys, 4);
+        plugin_register_init("rw_testsrc", testsrc_init);
         plugin_register_read("rw_testsrc", testsrc_read);
         plugin_register_shutdown("rw_testsrc", testsrc_shutdown);
 }

@@ -8,6 +8,7 @@
 #include <stdarg.h>
 #include <inttypes.h>
 #include <pthread.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -709,8 +710,12 @@ static bool next_pending(struct rw_endpoint *ep, struct rw_sample *batch)
                         return true;
                 }
                 if (rc != -ENOENT) {
-                        EPLOG(ep, RW_LOG_ERR, "spool %s: reading failed: %s", ep->c.spool_dir,
-                              strerror(-rc));
+                        struct timespec dl = mono_ts(mono_now() + 1);
+
+                        EPLOG(ep, RW_LOG_ERR, "spool %s: reading failed: %s; trying again in 1 s",
+                              ep->c.spool_dir, strerror(-rc));
+                        /* Not a busy loop on a broken disk. */
+                        rw_queue_wait(ep->q, SIZE_MAX, &dl);
                         return false;
                 }
         }

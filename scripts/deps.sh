@@ -8,7 +8,12 @@ PCIESCOPE_DEPS=(
 	libcmocka-dev pciutils python3 clang-format           # tests and oracles
 	libmicrohttpd12 libprotobuf-c1 curl                   # write_prometheus in tests
 	libyajl2                                              # write_log JSON in scripts/run
+	protobuf-c-compiler libprotobuf-c-dev                 # remote_write: protoc-c, protobuf-c
+	libsnappy-dev libcurl4-openssl-dev                    # remote_write: snappy, libcurl
+	prometheus victoria-metrics openssl                   # remote_write tests: real receivers, TLS
 )
+# The prometheus package may start its own service on :9090; the tests never
+# use it: they start their own receivers on free loopback ports in temp dirs.
 
 pciescope_install_deps() {
 	local missing=() p

@@ -1,0 +1,53 @@
+#!/bin/bash
+# remote_write_retry.sh - retries against a scripted receiver
+# (tests/tools/rw_fake_receiver.py; real receivers cannot be made to answer
+# 503/429 on demand): 503 with Retry-After 2, 429 with Retry-After 1 (with
+# Retry429 on), 500, then 204. The same request body is sent each time, the
+# waits honour Retry-After and then the capped backoff, and nothing is lost
+# or sent twice after the 204. A second endpoint without Retry429 gets 429
+# for ever: its requests are dropped and counted, never resent.
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/rw_lib.sh"
+rw_require_plugin
+
+port=$(free_port)
+"$PYTHON3" "$top_srcdir/tests/tools/rw_fake_receiver.py" "$port" "$rw_tmp/recv.log" 2>"$rw_tmp/recv.err" &
+rw_pids+=($!)
+# A GET (answered 501) does not use up a scripted answer.
+check "the scripted receiver is up" bash -c "for i in \$(seq 1 50); do curl -s -o /dev/null 'http://127.0.0.1:$port/' && exit 0; sleep 0.2; done; exit 1"
+
+collectd_conf "$rw_tmp/c.conf" "$rw_tmp/c.log" "StaleOnShutdown false" "SelfMetrics false" \
+	'<Endpoint "retry">' "URL \"http://127.0.0.1:$port/retry\"" 'Retry429 true' 'MinBackoff 0.1' \
+	'MaxBackoff 0.5' 'BatchDeadline 0.5' '</Endpoint>' \
+	'<Endpoint "noretry">' "URL \"http://127.0.0.1:$port/noretry\"" 'BatchDeadline 0.5' '</Endpoint>'
+start_collectd "$rw_tmp/c.conf"
+sleep 8
+stop_collectd
+
+"$PYTHON3" - "$rw_tmp/recv.log" >"$rw_tmp/verdict" <<'P'
+import json, sys
+reqs = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
+r = [q for q in reqs if q["path"] == "/retry"]
+n = [q for q in reqs if q["path"] == "/noretry"]
+def out(ok, msg):
+    print(("ok " if ok else "bad ") + msg)
+out(len(r) >= 5, "retry endpoint: %d requests (503, 429, 500, 204, ...)" % len(r))
+if len(r) >= 4:
+    out(r[0]["sha"] == r[1]["sha"] == r[2]["sha"] == r[3]["sha"],
+        "the first batch was sent 4 times, unchanged, until the 204")
+    gaps = [r[i + 1]["t"] - r[i]["t"] for i in range(3)]
+    out(gaps[0] >= 1.9, "after 503 + Retry-After 2 it waited %.2f s" % gaps[0])
+    out(0.9 <= gaps[1] < 1.9, "after 429 + Retry-After 1 (Retry429 on) it waited %.2f s" % gaps[1])
+    out(0.4 <= gaps[2] < 0.9, "after 500 the backoff was 2 x Retry-After capped at MaxBackoff 0.5: %.2f s" % gaps[2])
+    after = [q["sha"] for q in r[3:]]
+    out(len(after) == len(set(after)), "after the 204 no batch was sent twice")
+out(len(n) >= 3, "noretry endpoint: %d requests" % len(n))
+shas = [q["sha"] for q in n]
+out(len(shas) == len(set(shas)), "noretry: 429 without Retry429 is never resent")
+P
+while read -r verdict msg; do
+	if [ "$verdict" = ok ]; then ok "$msg"; else not_ok "$msg"; fi
+done <"$rw_tmp/verdict"
+check "noretry: the 429 is logged with its body" log_has "$rw_tmp/c.log" 'endpoint "noretry": HTTP 429, dropped .*scripted answer 429'
+check "retry: the 503 is logged once with its body" [ "$(grep -c 'endpoint "retry": HTTP 503: scripted answer 503; retrying' "$rw_tmp/c.log")" = 1 ]
+done_testing

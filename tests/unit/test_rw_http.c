@@ -1,0 +1,105 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * test_rw_http.c - answer classification (2xx sent; 5xx, no answer and,
+ * when enabled, 429 retried; other statuses dropped), Retry-After parsing
+ * (seconds and IMF-fixdate, past/garbage refused, bounded, capped) and the
+ * capped exponential backoff.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <cmocka.h>
+#include <errno.h>
+
+#include "rw_http.h"
+
+static void test_classify(void **state)
+{
+        static const struct {
+                long status;
+                bool retry429;
+                enum rw_verdict want;
+        } rows[] = {
+            {200, false, RW_VERDICT_SENT},  {204, false, RW_VERDICT_SENT},
+            {299, false, RW_VERDICT_SENT},  {0, false, RW_VERDICT_RETRY},
+            {500, false, RW_VERDICT_RETRY}, {503, true, RW_VERDICT_RETRY},
+            {599, false, RW_VERDICT_RETRY}, {429, false, RW_VERDICT_DROP},
+            {429, true, RW_VERDICT_RETRY},  {400, true, RW_VERDICT_DROP},
+            {401, false, RW_VERDICT_DROP},  {404, false, RW_VERDICT_DROP},
+            {409, false, RW_VERDICT_DROP},  {413, false, RW_VERDICT_DROP},
+            {301, false, RW_VERDICT_DROP},
+        };
+
+        for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++)
+                assert_int_equal(rw_classify(rows[i].status, rows[i].retry429), rows[i].want);
+}
+
+static void test_retry_after(void **state)
+{
+        /* 1994-11-06 08:49:37 UTC */
+        time_t t = 784111777;
+        double s = -1;
+
+        assert_int_equal(rw_parse_retry_after("120", t, &s), 0);
+        assert_true(s == 120);
+        assert_int_equal(rw_parse_retry_after("  7 \r\n", t, &s), 0);
+        assert_true(s == 7);
+        assert_int_equal(rw_parse_retry_after("0", t, &s), 0);
+        assert_true(s == 0);
+        assert_int_equal(rw_parse_retry_after("86400", t, &s), 0);
+        assert_true(s == RW_RETRY_AFTER_MAX);
+        assert_int_equal(rw_parse_retry_after("Sun, 06 Nov 1994 08:50:07 GMT", t, &s), 0);
+        assert_true(s == 30);
+        assert_int_equal(rw_parse_retry_after(" Sun, 06 Nov 1994 08:49:47 GMT\r\n", t, &s), 0);
+        assert_true(s == 10);
+        /* In the past, now, garbage, negative, too long, overflow. */
+        assert_int_equal(rw_parse_retry_after("Sun, 06 Nov 1994 08:49:37 GMT", t, &s), -EINVAL);
+        assert_int_equal(rw_parse_retry_after("Sat, 05 Nov 1994 08:49:37 GMT", t, &s), -EINVAL);
+        assert_int_equal(rw_parse_retry_after("soon", t, &s), -EINVAL);
+        assert_int_equal(rw_parse_retry_after("-5", t, &s), -EINVAL);
+        assert_int_equal(rw_parse_retry_after("5s", t, &s), -EINVAL);
+        assert_int_equal(rw_parse_retry_after("", t, &s), -EINVAL);
+        assert_int_equal(rw_parse_retry_after(NULL, t, &s), -EINVAL);
+        assert_int_equal(rw_parse_retry_after("99999999999999999999", t, &s), -EINVAL);
+        assert_int_equal(
+            rw_parse_retry_after("Sun, 06 Nov 1994 08:50:07 GMT and then some more text here......",
+                                 t, &s),
+            -EINVAL);
+}
+
+static void test_backoff(void **state)
+{
+        double b = 0.03, sleep;
+        const double want[] = {0.03, 0.06, 0.12, 0.24, 0.48, 0.96, 1.92, 3.84, 5, 5, 5};
+
+        for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+                sleep = rw_backoff(&b, -1, 0.03, 5);
+                assert_float_equal(sleep, want[i], 1e-9);
+        }
+        /* Retry-After is the sleep; the next backoff is twice it, capped. */
+        b = 0.03;
+        sleep = rw_backoff(&b, 1.5, 0.03, 5);
+        assert_float_equal(sleep, 1.5, 1e-9);
+        assert_float_equal(b, 3, 1e-9);
+        sleep = rw_backoff(&b, 30, 0.03, 5);
+        assert_float_equal(sleep, 30, 1e-9);
+        assert_float_equal(b, 5, 1e-9);
+        /* Retry-After 0 means "now", and the backoff stays at the minimum. */
+        sleep = rw_backoff(&b, 0, 0.03, 5);
+        assert_float_equal(sleep, 0, 1e-9);
+        assert_float_equal(b, 0.03, 1e-9);
+}
+
+int main(void)
+{
+        const struct CMUnitTest tests[] = {
+            cmocka_unit_test(test_classify),
+            cmocka_unit_test(test_retry_after),
+            cmocka_unit_test(test_backoff),
+        };
+
+        return cmocka_run_group_tests(tests, NULL, NULL);
+}

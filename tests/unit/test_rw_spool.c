@@ -1,0 +1,309 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * test_rw_spool.c - the on-disk spool: replay in order across reopen and
+ * segments, the cursor surviving a restart, a torn tail cut off at open, a
+ * corrupt record skipping (and counting) the rest of its segment, the size
+ * limit dropping the oldest segments, the age limit, the directory lock,
+ * and clear errors for an unusable directory.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "rw_spool.h"
+
+static char dir[256];
+
+static int setup(void **state)
+{
+        snprintf(dir, sizeof(dir), "/tmp/test_rw_spool.XXXXXX");
+        return mkdtemp(dir) ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+        char cmd[300];
+
+        snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+        return system(cmd);
+}
+
+static struct rw_spool *open_sp(uint64_t max_bytes, int64_t max_age_ms, uint64_t seg)
+{
+        struct rw_spool_opts o = {.dir = dir,
+                                  .max_bytes = max_bytes,
+                                  .max_age_ms = max_age_ms,
+                                  .segment_bytes = seg,
+                                  .fsync = false};
+        struct rw_spool *sp = NULL;
+        char err[256];
+
+        assert_int_equal(rw_spool_open(&o, &sp, err, sizeof(err)), 0);
+        return sp;
+}
+
+static void put(struct rw_spool *sp, int i, size_t len, int64_t now)
+{
+        char *buf = malloc(len);
+
+        memset(buf, 'a' + i % 26, len);
+        snprintf(buf, len, "record %d", i);
+        assert_int_equal(rw_spool_append(sp, buf, len, (uint32_t)(i + 1), now), 0);
+        free(buf);
+}
+
+/* Peeks the next record and checks it is number i; consumes it. */
+static void expect(struct rw_spool *sp, int i, int64_t now)
+{
+        void *data = NULL;
+        size_t len;
+        uint32_t samples;
+        char want[32];
+
+        assert_int_equal(rw_spool_peek(sp, now, &data, &len, &samples), 0);
+        snprintf(want, sizeof(want), "record %d", i);
+        assert_string_equal((char *)data, want);
+        assert_int_equal(samples, i + 1);
+        free(data);
+        assert_int_equal(rw_spool_consume(sp), 0);
+}
+
+static void expect_empty(struct rw_spool *sp, int64_t now)
+{
+        void *data = NULL;
+        size_t len;
+        uint32_t samples;
+
+        assert_int_equal(rw_spool_peek(sp, now, &data, &len, &samples), -ENOENT);
+        assert_true(rw_spool_empty(sp));
+}
+
+static void test_order_and_reopen(void **state)
+{
+        struct rw_spool *sp = open_sp(0, 0, 4096);
+        struct rw_spool_stats st;
+
+        expect_empty(sp, 1000);
+        for (int i = 0; i < 20; i++)
+                put(sp, i, 1000, 1000); /* several 4 KiB segments */
+        rw_spool_get_stats(sp, &st);
+        assert_int_equal(st.records, 20);
+        assert_int_equal(st.bytes, 20 * (1000 + RW_SPOOL_HEADER));
+        expect(sp, 0, 1000);
+        expect(sp, 1, 1000);
+        rw_spool_close(sp);
+
+        /* The cursor survives: replay goes on with record 2. */
+        sp = open_sp(0, 0, 4096);
+        rw_spool_get_stats(sp, &st);
+        assert_int_equal(st.records, 18);
+        for (int i = 2; i < 10; i++)
+                expect(sp, i, 1000);
+        put(sp, 20, 100, 1000); /* appending while replaying */
+        for (int i = 10; i <= 20; i++)
+                expect(sp, i, 1000);
+        expect_empty(sp, 1000);
+        rw_spool_close(sp);
+}
+
+static void test_lock(void **state)
+{
+        struct rw_spool *a = open_sp(0, 0, 0), *b = NULL;
+        struct rw_spool_opts o = {.dir = dir};
+        char err[256] = "";
+
+        assert_int_equal(rw_spool_open(&o, &b, err, sizeof(err)), -EBUSY);
+        assert_non_null(strstr(err, "in use"));
+        rw_spool_close(a);
+}
+
+static void test_bad_dir(void **state)
+{
+        char path[300], err[512] = "";
+        struct rw_spool_opts o = {.dir = path};
+        struct rw_spool *sp = NULL;
+        FILE *f;
+
+        snprintf(path, sizeof(path), "%s/file", dir);
+        f = fopen(path, "w");
+        fclose(f);
+        snprintf(path, sizeof(path), "%s/file/sub", dir);
+        assert_int_not_equal(rw_spool_open(&o, &sp, err, sizeof(err)), 0);
+        assert_non_null(strstr(err, "SpoolDir"));
+        assert_non_null(strstr(err, path));
+}
+
+/* The oldest segment's path (n >= 600). */
+static char *only_segment(char *buf, size_t n)
+{
+        DIR *d = opendir(dir);
+        struct dirent *de;
+
+        buf[0] = '\0';
+        while ((de = readdir(d)))
+                if (strstr(de->d_name, ".spool") && strlen(de->d_name) < 64 &&
+                    (!buf[0] || strcmp(de->d_name, strrchr(buf, '/') + 1) < 0))
+                        snprintf(buf, n, "%s/%.63s", dir, de->d_name);
+        closedir(d);
+        return buf;
+}
+
+static void test_torn_tail(void **state)
+{
+        struct rw_spool *sp = open_sp(0, 0, 0);
+        char seg[600];
+        int fd;
+        struct stat st;
+
+        put(sp, 0, 200, 1000);
+        put(sp, 1, 200, 1000);
+        rw_spool_close(sp);
+        /* A crash in the middle of the third append: half a header. */
+        only_segment(seg, sizeof(seg));
+        fd = open(seg, O_WRONLY | O_APPEND);
+        assert_int_equal(write(fd, "PRW1\x10\x00", 6), 6);
+        close(fd);
+        sp = open_sp(0, 0, 0);
+        stat(seg, &st);
+        assert_int_equal(st.st_size, 2 * (200 + RW_SPOOL_HEADER));
+        put(sp, 2, 200, 1000); /* appends cleanly after the cut */
+        expect(sp, 0, 1000);
+        expect(sp, 1, 1000);
+        expect(sp, 2, 1000);
+        expect_empty(sp, 1000);
+        rw_spool_close(sp);
+}
+
+static void test_corrupt_record(void **state)
+{
+        struct rw_spool *sp = open_sp(0, 0, 900);
+        struct rw_spool_stats st;
+        char seg[600];
+        int fd;
+
+        put(sp, 0, 300, 1000); /* segment 1 (972 bytes): records 0, 1, 2 */
+        put(sp, 1, 300, 1000);
+        put(sp, 2, 300, 1000);
+        put(sp, 3, 300, 1000); /* segment 2 */
+        rw_spool_close(sp);
+        /* Flip one payload byte of record 1. */
+        only_segment(seg, sizeof(seg));
+        fd = open(seg, O_RDWR);
+        assert_int_equal(pwrite(fd, "X", 1, 300 + RW_SPOOL_HEADER + RW_SPOOL_HEADER + 50), 1);
+        close(fd);
+        sp = open_sp(0, 0, 900);
+        expect(sp, 0, 1000);
+        /* Records 1 and 2 go (no trustworthy way past a bad record), the
+         * next segment is read. */
+        expect(sp, 3, 1000);
+        rw_spool_get_stats(sp, &st);
+        assert_true(st.dropped_corrupt_records >= 1);
+        expect_empty(sp, 1000);
+        rw_spool_close(sp);
+
+        /* Garbage where the header of the newest segment's last record
+         * should be (record 3 before it was sent already): cut at open. */
+        sp = open_sp(0, 0, 0);
+        put(sp, 5, 100, 1000);
+        rw_spool_close(sp);
+        only_segment(seg, sizeof(seg));
+        fd = open(seg, O_RDWR);
+        assert_int_equal(pwrite(fd, "JUNK", 4, 300 + RW_SPOOL_HEADER), 4);
+        close(fd);
+        sp = open_sp(0, 0, 0);
+        expect_empty(sp, 1000);
+        rw_spool_get_stats(sp, &st);
+        assert_int_equal(st.dropped_corrupt_records, 1);
+        rw_spool_close(sp);
+}
+
+static void test_size_limit(void **state)
+{
+        const uint64_t max = 1 << 20;
+        struct rw_spool *sp = open_sp(max, 0, 0); /* segments of max/8 */
+        struct rw_spool_stats st;
+        void *data = NULL;
+        size_t len;
+        uint32_t samples;
+        int first;
+
+        for (int i = 0; i < 64; i++)
+                put(sp, i, 64 << 10, 1000);
+        rw_spool_get_stats(sp, &st);
+        assert_true(st.bytes <= max);
+        assert_true(st.dropped_size_samples > 0);
+        /* What is left is the newest data, in order, up to record 63. */
+        assert_int_equal(rw_spool_peek(sp, 1000, &data, &len, &samples), 0);
+        assert_int_equal(sscanf(data, "record %d", &first), 1);
+        free(data);
+        assert_true(first > 0);
+        for (int i = first; i < 64; i++)
+                expect(sp, i, 1000);
+        expect_empty(sp, 1000);
+        /* Samples dropped + samples replayed = samples appended. */
+        {
+                uint64_t kept = 0, all = 0;
+
+                for (int i = 0; i < 64; i++)
+                        all += (uint64_t)i + 1;
+                for (int i = first; i < 64; i++)
+                        kept += (uint64_t)i + 1;
+                assert_int_equal(st.dropped_size_samples, all - kept);
+        }
+        /* A record larger than half the limit is refused. */
+        {
+                char *big = calloc(1, max / 2);
+
+                assert_int_equal(rw_spool_append(sp, big, max / 2, 1, 1000), -EFBIG);
+                free(big);
+        }
+        rw_spool_close(sp);
+}
+
+static void test_age_limit(void **state)
+{
+        struct rw_spool *sp = open_sp(0, 5000, 0);
+        struct rw_spool_stats st;
+
+        put(sp, 0, 100, 1000); /* 10 s old at now = 11000 */
+        put(sp, 1, 100, 4000); /* 7 s old */
+        put(sp, 2, 100, 9000); /* 2 s old: kept */
+        expect(sp, 2, 11000);
+        rw_spool_get_stats(sp, &st);
+        assert_int_equal(st.dropped_age_samples, 1 + 2);
+        expect_empty(sp, 11000);
+        rw_spool_close(sp);
+}
+
+static void test_crc(void **state)
+{
+        /* The standard check value of CRC-32/ISO-HDLC. */
+        assert_int_equal(rw_crc32(0, "123456789", 9), 0xcbf43926u);
+}
+
+int main(void)
+{
+        const struct CMUnitTest tests[] = {
+            cmocka_unit_test_setup_teardown(test_order_and_reopen, setup, teardown),
+            cmocka_unit_test_setup_teardown(test_lock, setup, teardown),
+            cmocka_unit_test_setup_teardown(test_bad_dir, setup, teardown),
+            cmocka_unit_test_setup_teardown(test_torn_tail, setup, teardown),
+            cmocka_unit_test_setup_teardown(test_corrupt_record, setup, teardown),
+            cmocka_unit_test_setup_teardown(test_size_limit, setup, teardown),
+            cmocka_unit_test_setup_teardown(test_age_limit, setup, teardown),
+            cmocka_unit_test(test_crc),
+        };
+
+        return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,86 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * rw_http.c - answer classification, Retry-After and backoff (rw_http.h).
+ */
+#define _GNU_SOURCE /* strptime, timegm */
+#include "rw_http.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum rw_verdict rw_classify(long status, bool retry429)
+{
+        if (status >= 200 && status < 300)
+                return RW_VERDICT_SENT;
+        if (status == 0 || status >= 500)
+                return RW_VERDICT_RETRY;
+        if (status == 429)
+                return retry429 ? RW_VERDICT_RETRY : RW_VERDICT_DROP;
+        /* 1xx/3xx cannot be a final answer to our POST: a misconfigured
+         * URL (a redirect), not worth retrying forever. */
+        return RW_VERDICT_DROP;
+}
+
+int rw_parse_retry_after(const char *value, time_t now, double *seconds)
+{
+        char buf[64];
+        size_t len;
+        struct tm tm;
+        char *end;
+
+        if (!value)
+                return -EINVAL;
+        while (*value == ' ' || *value == '\t')
+                value++;
+        len = strnlen(value, sizeof(buf));
+        if (len == 0 || len >= sizeof(buf))
+                return -EINVAL;
+        memcpy(buf, value, len + 1);
+        while (len && isspace((unsigned char)buf[len - 1]))
+                buf[--len] = '\0';
+        if (isdigit((unsigned char)buf[0])) {
+                unsigned long v;
+
+                errno = 0;
+                v = strtoul(buf, &end, 10);
+                if (errno || *end || len > 10)
+                        return -EINVAL;
+                *seconds = v > RW_RETRY_AFTER_MAX ? RW_RETRY_AFTER_MAX : (double)v;
+                return 0;
+        }
+        memset(&tm, 0, sizeof(tm));
+        end = strptime(buf, "%a, %d %b %Y %H:%M:%S GMT", &tm);
+        if (!end || *end) {
+                return -EINVAL;
+        } else {
+                time_t t = timegm(&tm);
+                double d;
+
+                if (t == (time_t)-1 || t <= now)
+                        return -EINVAL;
+                d = difftime(t, now);
+                *seconds = d > RW_RETRY_AFTER_MAX ? RW_RETRY_AFTER_MAX : d;
+                return 0;
+        }
+}
+
+static double clamp(double v, double lo, double hi)
+{
+        return v < lo ? lo : v > hi ? hi : v;
+}
+
+double rw_backoff(double *backoff, double retry_after, double min, double max)
+{
+        double sleep;
+
+        if (retry_after >= 0) {
+                sleep = retry_after;
+                *backoff = clamp(retry_after * 2, min, max);
+        } else {
+                sleep = clamp(*backoff, min, max);
+                *backoff = clamp(sleep * 2, min, max);
+        }
+        return sleep;
+}

@@ -1,0 +1,36 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * rw_http.h - what to do with a Remote-Write answer, and when to try again
+ * (pure; the rules of the spec and of Prometheus' sender):
+ *   2xx done; 5xx, network errors and (when enabled) 429 retried with a
+ *   capped exponential backoff that honours Retry-After; any other status
+ *   dropped.
+ */
+#ifndef PCIESCOPE_RW_HTTP_H
+#define PCIESCOPE_RW_HTTP_H
+
+#include <stdbool.h>
+#include <time.h>
+
+/* Retry-After values beyond this are capped: a receiver must not be able to
+ * park the sender for a day. */
+#define RW_RETRY_AFTER_MAX 300.0
+
+enum rw_verdict { RW_VERDICT_SENT, RW_VERDICT_RETRY, RW_VERDICT_DROP };
+
+/* status 0 means no HTTP answer (connection refused, timeout, TLS error). */
+enum rw_verdict rw_classify(long status, bool retry429);
+
+/* Parses a Retry-After value: delta-seconds or an IMF-fixdate
+ * ("Sun, 06 Nov 1994 08:49:37 GMT"), relative to `now`. 0 and *seconds
+ * (capped at RW_RETRY_AFTER_MAX), or -EINVAL for anything else, a date in
+ * the past included (the normal backoff applies then). */
+int rw_parse_retry_after(const char *value, time_t now, double *seconds);
+
+/* How long to sleep before the next attempt and what the backoff becomes:
+ * without Retry-After (retry_after < 0) the sleep is the current backoff
+ * and the next one doubles; with it, the sleep is Retry-After and the next
+ * backoff twice that; the backoff is always kept within [min, max]. */
+double rw_backoff(double *backoff, double retry_after, double min, double max);
+
+#endif

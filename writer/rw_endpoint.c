@@ -492,8 +492,13 @@ static long post(struct rw_endpoint *ep, const uint8_t *body, size_t len, double
         struct curl_slist *h = NULL;
         char line[TOKEN_MAX + 64];
         CURL *c = ep->curl;
-        long status = 0;
+        long status = 0, ms = (long)(timeout * 1000);
         CURLcode rc;
+
+        /* curl reads a timeout of 0 as "none": near the shutdown deadline
+         * that would let a hung receiver block collectd's exit. */
+        if (ms < 1)
+                ms = 1;
 
         h = curl_slist_append(h, "Content-Encoding: snappy");
         h = curl_slist_append(h, "Content-Type: application/x-protobuf");
@@ -524,8 +529,8 @@ static long post(struct rw_endpoint *ep, const uint8_t *body, size_t len, double
         curl_easy_setopt(c, CURLOPT_POSTFIELDS, (const char *)body);
         curl_easy_setopt(c, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)len);
         curl_easy_setopt(c, CURLOPT_HTTPHEADER, h);
-        curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, (long)(timeout * 1000));
-        curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS, (long)(timeout * 1000));
+        curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, ms);
+        curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS, ms);
         curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, on_body);
         curl_easy_setopt(c, CURLOPT_WRITEDATA, ep);
         curl_easy_setopt(c, CURLOPT_HEADERFUNCTION, on_header);

@@ -809,6 +809,12 @@ static void *sender_main(void *arg)
                  * from now on it survives a crash. */
                 if (ep->spool && !ep->p.from_spool && spool_put(ep, &ep->p))
                         pending_clear(ep);
+                /* A spooled record is read again for each attempt, so that
+                 * SpoolMaxAge and SpoolMaxBytes still apply to it: kept in
+                 * memory, one record a receiver keeps answering 5xx would
+                 * be retried for ever and stall the endpoint. */
+                else if (ep->p.from_spool)
+                        pending_clear(ep);
                 sleep_s = rw_backoff(&ep->backoff, ra, ep->c.min_backoff, ep->c.max_backoff);
                 if (ep->stopping) {
                         if (mono_now() + sleep_s >= ep->stop_deadline)

@@ -257,6 +257,46 @@ static void test_shutdown_spools(void **state)
         }
 }
 
+/* A spooled record the receiver never takes still ages out of the spool
+ * (SpoolMaxAge) instead of being retried for ever and stalling the endpoint. */
+static void test_spool_age_while_down(void **state)
+{
+        struct rw_endpoint_cfg c;
+        struct rw_endpoint *ep = NULL;
+        struct rw_endpoint_stats st;
+        char err[512] = "", sp[300];
+
+        rw_endpoint_cfg_init(&c);
+        c.name = strdup("down");
+        c.url = strdup("http://127.0.0.1:1/api/v1/write");
+        c.timeout = 1;
+        c.batch_deadline = 0.05;
+        c.max_samples_per_send = 4;
+        c.queue_capacity = 100;
+        c.max_backoff = 0.05;
+        c.spool_max_age = 0.3;
+        c.spool_fsync = false;
+        snprintf(sp, sizeof(sp), "%s/spool", dir);
+        c.spool_dir = strdup(sp);
+        assert_int_equal(rw_endpoint_new(&c, "test/0", lg, NULL, &ep, err, sizeof(err)), 0);
+        assert_int_equal(rw_endpoint_start(ep), 0);
+        for (int i = 0; i < 8; i++) {
+                struct rw_sample s = {mkseries(i), i, 1000 + i};
+
+                assert_int_equal(rw_endpoint_push(ep, &s), 0);
+        }
+        for (int i = 0; i < 60; i++) {
+                usleep(50000);
+                rw_endpoint_get_stats(ep, &st);
+                if (st.dropped[RW_DROP_SPOOL_AGE] == 8)
+                        break;
+        }
+        assert_int_equal(st.dropped[RW_DROP_SPOOL_AGE], 8);
+        assert_int_equal(st.samples_sent, 0);
+        assert_int_equal(st.spool_bytes, 0);
+        rw_endpoint_stop(ep);
+}
+
 static void test_shutdown_without_spool(void **state)
 {
         struct rw_endpoint *ep = unreachable(false);
@@ -285,6 +325,7 @@ int main(void)
             cmocka_unit_test_setup_teardown(test_defaults_ok, setup, teardown),
             cmocka_unit_test_setup_teardown(test_bad, setup, teardown),
             cmocka_unit_test_setup_teardown(test_shutdown_spools, setup, teardown),
+            cmocka_unit_test_setup_teardown(test_spool_age_while_down, setup, teardown),
             cmocka_unit_test_setup_teardown(test_shutdown_without_spool, setup, teardown),
         };
 

@@ -50,6 +50,7 @@ struct rw_endpoint {
         struct rw_endpoint_stats st;
         struct pending p;
         double backoff;
+        uint64_t spool_refused; /* samples the spool could not take */
         time_t last_body_log;
         /* answer of the request in flight */
         char body[BODY_LOG_MAX + 1];
@@ -326,7 +327,8 @@ static void sync_spool_stats(struct rw_endpoint *ep)
         rw_spool_get_stats(ep->spool, &s);
         pthread_mutex_lock(&ep->stats_lock);
         ep->st.spool_bytes = s.bytes;
-        ep->st.dropped[RW_DROP_SPOOL_SIZE] = s.dropped_size_samples;
+        /* Set, not added: keep what the spool refused (spool_queue) in. */
+        ep->st.dropped[RW_DROP_SPOOL_SIZE] = s.dropped_size_samples + ep->spool_refused;
         ep->st.dropped[RW_DROP_SPOOL_AGE] = s.dropped_age_samples;
         ep->st.dropped[RW_DROP_SPOOL_CORRUPT] = s.dropped_corrupt_records;
         pthread_mutex_unlock(&ep->stats_lock);
@@ -627,9 +629,14 @@ static void spool_queue(struct rw_endpoint *ep, struct rw_sample *batch, bool al
 
                 if (encode_batch(ep, batch, &b))
                         continue;
-                if (!spool_put(ep, &b))
-                        stat_add(ep, &ep->st.dropped[all ? RW_DROP_SHUTDOWN : RW_DROP_SPOOL_SIZE],
-                                 b.samples);
+                if (!spool_put(ep, &b)) {
+                        if (all) {
+                                stat_add(ep, &ep->st.dropped[RW_DROP_SHUTDOWN], b.samples);
+                        } else {
+                                ep->spool_refused += b.samples;
+                                sync_spool_stats(ep);
+                        }
+                }
                 free(b.data);
         }
 }

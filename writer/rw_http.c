@@ -75,7 +75,10 @@ double rw_backoff(double *backoff, double retry_after, double min, double max)
 {
         double sleep;
 
-        if (retry_after >= 0) {
+        /* "Retry-After: 0" is no hint (as in Prometheus): honoured as a
+         * zero sleep, a receiver answering it every time would get a busy
+         * loop of requests. */
+        if (retry_after > 0) {
                 sleep = retry_after;
                 *backoff = clamp(retry_after * 2, min, max);
         } else {

@@ -28,7 +28,7 @@ enum rw_verdict rw_classify(long status, bool retry429);
 int rw_parse_retry_after(const char *value, time_t now, double *seconds);
 
 /* How long to sleep before the next attempt and what the backoff becomes:
- * without Retry-After (retry_after < 0) the sleep is the current backoff
+ * without Retry-After (retry_after <= 0) the sleep is the current backoff
  * and the next one doubles; with it, the sleep is Retry-After and the next
  * backoff twice that; the backoff is always kept within [min, max]. */
 double rw_backoff(double *backoff, double retry_after, double min, double max);

@@ -87,10 +87,14 @@ static void test_backoff(void **state)
         sleep = rw_backoff(&b, 30, 0.03, 5);
         assert_float_equal(sleep, 30, 1e-9);
         assert_float_equal(b, 5, 1e-9);
-        /* Retry-After 0 means "now", and the backoff stays at the minimum. */
+        /* Retry-After 0 is no hint: the normal backoff applies, so a
+         * receiver answering it every time gets no busy loop. */
+        b = 0.03;
         sleep = rw_backoff(&b, 0, 0.03, 5);
-        assert_float_equal(sleep, 0, 1e-9);
-        assert_float_equal(b, 0.03, 1e-9);
+        assert_float_equal(sleep, 0.03, 1e-9);
+        assert_float_equal(b, 0.06, 1e-9);
+        sleep = rw_backoff(&b, 0, 0.03, 5);
+        assert_float_equal(sleep, 0.06, 1e-9);
 }
 
 int main(void)

@@ -88,7 +88,8 @@ static int get_size(const oconfig_item_t *ci, size_t *out, double min, double ma
 {
         double d;
 
-        if (cf_util_get_double(ci, &d) || d != (double)(uint64_t)d || d < min || d > max)
+        /* Range first: converting a negative or huge double is undefined. */
+        if (cf_util_get_double(ci, &d) || !(d >= min && d <= max) || d != (double)(uint64_t)d)
                 return -1;
         *out = (size_t)d;
         return 0;

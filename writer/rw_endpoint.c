@@ -260,8 +260,10 @@ int rw_endpoint_cfg_check(const struct rw_endpoint_cfg *c, char *err, size_t err
                          c->spool_max_bytes);
                 return -EINVAL;
         }
-        if (c->spool_max_age < 0) {
-                snprintf(err, errlen, "SpoolMaxAge %g: must not be negative", c->spool_max_age);
+        /* Bounded: the spool keeps it as int64 milliseconds. */
+        if (!(c->spool_max_age >= 0 && c->spool_max_age <= 315360000)) {
+                snprintf(err, errlen, "SpoolMaxAge %g: must be in [0, 315360000] seconds",
+                         c->spool_max_age);
                 return -EINVAL;
         }
         return 0;

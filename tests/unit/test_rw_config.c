@@ -148,6 +148,11 @@ static void test_bad(void **state)
         c.spool_dir = dir;
         c.spool_max_bytes = 1000;
         refused(&c, "SpoolMaxBytes");
+        base(&c);
+        c.spool_max_age = 1e300;
+        refused(&c, "SpoolMaxAge");
+        c.spool_max_age = -1;
+        refused(&c, "SpoolMaxAge");
 }
 
 static void lg(void *ctx, int level, const char *fmt, ...)

@@ -365,6 +365,15 @@ int rw_spool_open(const struct rw_spool_opts *o, struct rw_spool **out, char *er
                         goto fail;
                 }
         }
+        /* The cursor now says what was recovered: one naming a segment
+         * that is gone (segments removed by hand) would otherwise make the
+         * next open delete the new, lower-numbered ones unsent. */
+        rc = write_cursor(sp);
+        if (rc) {
+                snprintf(err, errlen, "SpoolDir \"%s\": cannot write the cursor: %s", sp->dir,
+                         strerror(-rc));
+                goto fail;
+        }
         *out = sp;
         return 0;
 fail:

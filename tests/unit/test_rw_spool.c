@@ -286,6 +286,32 @@ static void test_age_limit(void **state)
         rw_spool_close(sp);
 }
 
+/* Segments removed by hand while the cursor stays: what is spooled after
+ * that must not be taken for sent at the next open. */
+static void test_cursor_without_segments(void **state)
+{
+        struct rw_spool *sp = open_sp(0, 0, 4096);
+        char cmd[400];
+
+        for (int i = 0; i < 12; i++)
+                put(sp, i, 1000, 1000); /* segments 1..4 */
+        for (int i = 0; i < 10; i++)
+                expect(sp, i, 1000); /* the cursor moves on to segment 4 */
+        rw_spool_close(sp);
+        snprintf(cmd, sizeof(cmd), "rm -f '%s'/*.spool", dir);
+        assert_int_equal(system(cmd), 0);
+        sp = open_sp(0, 0, 4096);
+        expect_empty(sp, 1000);
+        for (int i = 20; i < 26; i++)
+                put(sp, i, 1000, 1000); /* new segments 1 and 2 */
+        rw_spool_close(sp);
+        sp = open_sp(0, 0, 4096);
+        for (int i = 20; i < 26; i++)
+                expect(sp, i, 1000);
+        expect_empty(sp, 1000);
+        rw_spool_close(sp);
+}
+
 static void test_crc(void **state)
 {
         /* The standard check value of CRC-32/ISO-HDLC. */
@@ -302,6 +328,7 @@ int main(void)
             cmocka_unit_test_setup_teardown(test_corrupt_record, setup, teardown),
             cmocka_unit_test_setup_teardown(test_size_limit, setup, teardown),
             cmocka_unit_test_setup_teardown(test_age_limit, setup, teardown),
+            cmocka_unit_test_setup_teardown(test_cursor_without_segments, setup, teardown),
             cmocka_unit_test(test_crc),
         };
 

@@ -2,7 +2,8 @@
 /*
  * test_rw_queue.c - the bounded sample queue: FIFO order across the ring's
  * wrap, refusal (not blocking) when full, wait with deadline and kick, and
- * several producer threads against one consumer losing nothing.
+ * several producer threads against one consumer losing nothing and keeping
+ * each producer's order.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -98,12 +99,20 @@ static void test_wait(void **state)
 #define PRODUCERS 4
 #define PER       20000
 
+struct prod {
+        struct rw_queue *q;
+        int id;
+};
+
 static void *producer(void *arg)
 {
-        struct rw_queue *q = arg;
+        struct prod *p = arg;
+        struct rw_queue *q = p->q;
 
         for (int i = 0; i < PER; i++) {
                 struct rw_sample s = mk(i);
+
+                s.value = p->id; /* ts_ms: the producer's own sequence */
 
                 while (rw_queue_push(q, &s) == -ENOSPC)
                         ; /* spin: the test wants every sample through */
@@ -117,19 +126,28 @@ static void test_threads(void **state)
         pthread_t t[PRODUCERS];
         struct rw_sample out[256];
         long total = 0;
-        int64_t last[PRODUCERS] = {0};
+        struct prod p[PRODUCERS];
+        int64_t next[PRODUCERS] = {0};
 
-        (void)last;
-        for (int i = 0; i < PRODUCERS; i++)
-                pthread_create(&t[i], NULL, producer, q);
+        for (int i = 0; i < PRODUCERS; i++) {
+                p[i] = (struct prod){q, i};
+                pthread_create(&t[i], NULL, producer, &p[i]);
+        }
         while (total < PRODUCERS * PER) {
                 struct timespec dl = in_ms(50);
                 size_t n;
 
                 rw_queue_wait(q, 1, &dl);
                 n = rw_queue_pop(q, out, 256);
-                for (size_t i = 0; i < n; i++)
+                for (size_t i = 0; i < n; i++) {
+                        int id = (int)out[i].value;
+
+                        /* FIFO: each producer's samples come out in order. */
+                        assert_true(id >= 0 && id < PRODUCERS);
+                        assert_int_equal(out[i].ts_ms, next[id]);
+                        next[id]++;
                         free(out[i].series);
+                }
                 total += (long)n;
         }
         for (int i = 0; i < PRODUCERS; i++)

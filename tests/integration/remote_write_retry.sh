@@ -45,6 +45,9 @@ out(len(n) >= 3, "noretry endpoint: %d requests" % len(n))
 shas = [q["sha"] for q in n]
 out(len(shas) == len(set(shas)), "noretry: 429 without Retry429 is never resent")
 P
+rc=$?
+# A verdict script that died would otherwise leave its checks out unseen.
+check "the receiver's request log was read (exit $rc)" [ "$rc" = 0 ]
 while read -r verdict msg; do
 	if [ "$verdict" = ok ]; then ok "$msg"; else not_ok "$msg"; fi
 done <"$rw_tmp/verdict"

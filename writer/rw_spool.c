@@ -449,6 +449,22 @@ static int open_writer(struct rw_spool *sp)
         sp->wfd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
         if (sp->wfd < 0)
                 return -errno;
+        if (sp->o.fsync) {
+                /* The new name must survive a power loss too, not only the
+                 * records fdatasync()ed into it. */
+                int dfd = open(sp->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+                if (dfd < 0 || fsync(dfd)) {
+                        err = -errno;
+                        if (dfd >= 0)
+                                close(dfd);
+                        close(sp->wfd);
+                        sp->wfd = -1;
+                        unlink(path);
+                        return err;
+                }
+                close(dfd);
+        }
         err = add_seg(sp, id, 0);
         if (err)
                 return err;

@@ -297,6 +297,9 @@ static int rw_config(oconfig_item_t *ci)
 
 static void free_confs(void)
 {
+        /* All endpoints flush at once: the shutdown takes one Timeout. */
+        for (size_t i = 0; i < g.n; i++)
+                rw_endpoint_begin_stop(g.eps[i].ep);
         for (size_t i = 0; i < g.n; i++) {
                 if (g.eps[i].ep)
                         rw_endpoint_stop(g.eps[i].ep); /* owns and frees cfg */

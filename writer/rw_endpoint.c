@@ -858,14 +858,21 @@ int rw_endpoint_start(struct rw_endpoint *ep)
         return 0;
 }
 
+void rw_endpoint_begin_stop(struct rw_endpoint *ep)
+{
+        if (!ep || !ep->started || ep->stopping)
+                return;
+        ep->stop_deadline = mono_now() + ep->c.timeout;
+        __atomic_store_n(&ep->stopping, true, __ATOMIC_RELEASE);
+        rw_queue_kick(ep->q);
+}
+
 void rw_endpoint_stop(struct rw_endpoint *ep)
 {
         if (!ep)
                 return;
         if (ep->started) {
-                ep->stop_deadline = mono_now() + ep->c.timeout;
-                __atomic_store_n(&ep->stopping, true, __ATOMIC_RELEASE);
-                rw_queue_kick(ep->q);
+                rw_endpoint_begin_stop(ep);
                 pthread_join(ep->thread, NULL);
         }
         rw_spool_close(ep->spool);

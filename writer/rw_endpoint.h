@@ -89,6 +89,10 @@ void rw_endpoint_flush(struct rw_endpoint *ep);
 /* Sends what is left within cfg.timeout, spools (or drops and counts) the
  * rest, stops the thread and frees everything. */
 void rw_endpoint_stop(struct rw_endpoint *ep);
+/* Starts the shutdown flush without waiting: call it for every endpoint
+ * before rw_endpoint_stop(), so that they flush at the same time and the
+ * whole shutdown takes one Timeout, not one per endpoint. */
+void rw_endpoint_begin_stop(struct rw_endpoint *ep);
 void rw_endpoint_get_stats(struct rw_endpoint *ep, struct rw_endpoint_stats *st);
 const char *rw_endpoint_name(const struct rw_endpoint *ep);
 

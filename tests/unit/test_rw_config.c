@@ -18,6 +18,9 @@
 #include <errno.h>
 #include <time.h>
 #include <unistd.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
 
 #include <snappy-c.h>
 
@@ -302,6 +305,51 @@ static void test_spool_age_while_down(void **state)
         rw_endpoint_stop(ep);
 }
 
+/* Two endpoints whose receiver accepts connections and never answers:
+ * begun together, their shutdown flushes take one Timeout, not two. */
+static void test_stop_endpoints_together(void **state)
+{
+        struct sockaddr_in a = {.sin_family = AF_INET};
+        socklen_t alen = sizeof(a);
+        int ls = socket(AF_INET, SOCK_STREAM, 0);
+        struct rw_endpoint *ep[2];
+        struct timespec t0, t1;
+        char url[64];
+
+        a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+        assert_int_equal(bind(ls, (struct sockaddr *)&a, sizeof(a)), 0);
+        assert_int_equal(listen(ls, 16), 0);
+        assert_int_equal(getsockname(ls, (struct sockaddr *)&a, &alen), 0);
+        snprintf(url, sizeof(url), "http://127.0.0.1:%u/api/v1/write", ntohs(a.sin_port));
+        for (int k = 0; k < 2; k++) {
+                struct rw_endpoint_cfg c;
+                char err[512] = "";
+
+                rw_endpoint_cfg_init(&c);
+                c.name = strdup(k ? "b" : "a");
+                c.url = strdup(url);
+                c.timeout = 1;
+                c.batch_deadline = 0.05;
+                assert_int_equal(rw_endpoint_new(&c, "test/0", lg, NULL, &ep[k], err, sizeof(err)),
+                                 0);
+                assert_int_equal(rw_endpoint_start(ep[k]), 0);
+        }
+        for (int k = 0; k < 2; k++) {
+                struct rw_sample s = {mkseries(k), k, 1000};
+
+                rw_endpoint_push(ep[k], &s);
+        }
+        usleep(200000); /* both requests hang now */
+        clock_gettime(CLOCK_MONOTONIC, &t0);
+        rw_endpoint_begin_stop(ep[0]);
+        rw_endpoint_begin_stop(ep[1]);
+        rw_endpoint_stop(ep[0]);
+        rw_endpoint_stop(ep[1]);
+        clock_gettime(CLOCK_MONOTONIC, &t1);
+        assert_true((t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9 < 1.8);
+        close(ls);
+}
+
 static void test_shutdown_without_spool(void **state)
 {
         struct rw_endpoint *ep = unreachable(false);
@@ -331,6 +379,7 @@ int main(void)
             cmocka_unit_test_setup_teardown(test_bad, setup, teardown),
             cmocka_unit_test_setup_teardown(test_shutdown_spools, setup, teardown),
             cmocka_unit_test_setup_teardown(test_spool_age_while_down, setup, teardown),
+            cmocka_unit_test_setup_teardown(test_stop_endpoints_together, setup, teardown),
             cmocka_unit_test_setup_teardown(test_shutdown_without_spool, setup, teardown),
         };
 

@@ -10,6 +10,7 @@
 #include "hw_env.h"
 #include "intel_iio.h"
 #include "pcie_audit.h"
+#include "ptt_summary.h"
 
 struct cli_opts {
         const char *pci_dump;   /* --pci-dump FILE, or NULL for live access */
@@ -25,6 +26,12 @@ struct cli_opts {
         double interval;           /* pmu: --interval seconds */
         unsigned int count;        /* pmu: --count intervals */
         struct intel_iio_opts iio; /* iio: --iio-stack-bus, --no-scale-fix */
+
+        /* trace dump|report */
+        bool trace_raw;                     /* --raw: FILE is a raw AUX dump */
+        enum ptt_time_mode trace_time_mode; /* --time-mode */
+        uint64_t trace_clock_hz;            /* --clock-hz, 0 = report ticks */
+        unsigned int trace_top;             /* --top N requesters by name */
 };
 
 /* Exit statuses shared by the subcommands. */
@@ -46,6 +53,8 @@ int cmd_audit(const struct cli_opts *opts, struct hw_env *env);
 int cmd_pmu(const struct cli_opts *opts, struct hw_env *env);
 int cmd_uncore(const struct cli_opts *opts, struct hw_env *env);
 int cmd_iio(const struct cli_opts *opts, struct hw_env *env);
+/* trace dump|report FILE: off-line, needs no PCI access (cmd_trace.c). */
+int cmd_trace(const struct cli_opts *opts, int argc, char **argv);
 
 /* Shared by the counting commands (cmd_pmu.c). */
 struct json_object;

@@ -64,6 +64,11 @@ static void usage(FILE *out)
                      "              behind DVSEC 0x23 (id 1) lists; read only, needs root\n"
                      "  iio         count with the Intel IIO free-running PMUs: PCIe bandwidth\n"
                      "              per IIO stack and part for a few intervals\n"
+                     "  trace dump FILE    every dword of a hisi_ptt recording (perf.data in\n"
+                     "              file or pipe mode, or --raw AUX bytes) at the offsets\n"
+                     "              `perf report -D` prints, with labels and decoded TLPs\n"
+                     "  trace report FILE  TLP mix, payload sizes, top requesters and\n"
+                     "              request->completion latency of a recording\n"
                      "\n"
                      "Options:\n"
                      "  --json              machine-readable output (see docs/topology-json.md)\n"
@@ -87,6 +92,13 @@ static void usage(FILE *out)
                      "                      not map (e.g. uncore_iio_free_running_2,0,0000:15)\n"
                      "  --no-scale-fix      iio: keep a pre-6.15 kernel's 4-byte scale on CPUs\n"
                      "                      that count 32 bytes\n"
+                     "  --raw               trace: FILE holds raw PTT AUX bytes, not a perf.data\n"
+                     "  --time-mode MODE    trace: the Time field is a delta from the previous\n"
+                     "                      entry (delta, default) or a counter (absolute)\n"
+                     "  --clock-hz HZ       trace: ticks per second of the Time field, to report\n"
+                     "                      latencies in ns (default: unknown, report ticks)\n"
+                     "  --top N             trace: requesters listed by name, the rest as\n"
+                     "                      \"other\" (default 16)\n"
                      "  -h, --help          this text\n"
                      "  -V, --version       the version\n");
 }
@@ -131,6 +143,18 @@ static int parse_stack_bus(const char *arg, struct intel_iio_opts *iio)
         return 0;
 }
 
+/* trace takes SUBCOMMAND FILE; one more is kept so that cmd_trace sees
+ * and refuses it. */
+#define TRACE_ARGS_MAX 3
+
+static bool take_trace_arg(const char *command, int argc, char **argv, char **args, int *n)
+{
+        if (strcmp(command, "trace") || optind >= argc || *n >= TRACE_ARGS_MAX)
+                return false;
+        args[(*n)++] = argv[optind++];
+        return true;
+}
+
 int main(int argc, char **argv)
 {
         static const struct option long_opts[] = {
@@ -147,14 +171,24 @@ int main(int argc, char **argv)
             {"count", required_argument, NULL, 'c'},
             {"iio-stack-bus", required_argument, NULL, 'B'},
             {"no-scale-fix", no_argument, NULL, 'F'},
+            {"raw", no_argument, NULL, 'R'},
+            {"time-mode", required_argument, NULL, 'T'},
+            {"clock-hz", required_argument, NULL, 'H'},
+            {"top", required_argument, NULL, 'N'},
             {"help", no_argument, NULL, 'h'},
             {"version", no_argument, NULL, 'V'},
             {NULL, 0, NULL, 0},
         };
-        struct cli_opts opts = {.names = true, .interval = 1, .count = 3};
+        struct cli_opts opts = {.names = true,
+                                .interval = 1,
+                                .count = 3,
+                                .trace_time_mode = PTT_TIME_DELTA,
+                                .trace_top = PTT_SUMMARY_DEFAULT_TOP_N};
         struct sim *sim = NULL;
         char *end;
         const char *command;
+        char *trace_args[TRACE_ARGS_MAX];
+        int trace_argc = 0;
         struct hw_env env;
         int c, err, status;
 
@@ -178,8 +212,14 @@ int main(int argc, char **argv)
         }
         command = argv[optind];
         optind++;
-        while ((c = getopt_long(argc, argv, "hV", long_opts, NULL)) != -1) {
+        /* getopt stops at the first non-option (the "+" of the first scan
+         * sticks), so trace's SUBCOMMAND and FILE are taken here one by one
+         * and the options around them still parse. */
+        while ((c = getopt_long(argc, argv, "hV", long_opts, NULL)) != -1 ||
+               take_trace_arg(command, argc, argv, trace_args, &trace_argc)) {
                 switch (c) {
+                case -1:
+                        break; /* a trace argument, taken above */
                 case 'j':
                         opts.json = true;
                         break;
@@ -240,6 +280,39 @@ int main(int argc, char **argv)
                 case 'F':
                         opts.iio.scale_fix = false;
                         break;
+                case 'R':
+                        opts.trace_raw = true;
+                        break;
+                case 'T':
+                        if (ptt_time_mode_parse(optarg, &opts.trace_time_mode)) {
+                                cli_error("--time-mode %s: delta or absolute", optarg);
+                                return CLI_EXIT_ERROR;
+                        }
+                        break;
+                case 'H': {
+                        unsigned long long hz;
+
+                        errno = 0;
+                        hz = strtoull(optarg, &end, 10);
+                        if (errno || *end || end == optarg || hz < 1 || hz > 100000000000ULL) {
+                                cli_error("--clock-hz %s: ticks per second, 1 to 1e11", optarg);
+                                return CLI_EXIT_ERROR;
+                        }
+                        opts.trace_clock_hz = hz;
+                        break;
+                }
+                case 'N': {
+                        unsigned long n;
+
+                        errno = 0;
+                        n = strtoul(optarg, &end, 10);
+                        if (errno || *end || end == optarg || n < 1 || n > 4096) {
+                                cli_error("--top %s: a number from 1 to 4096", optarg);
+                                return CLI_EXIT_ERROR;
+                        }
+                        opts.trace_top = (unsigned int)n;
+                        break;
+                }
                 case 'h':
                         usage(stdout);
                         return CLI_EXIT_OK;
@@ -251,6 +324,9 @@ int main(int argc, char **argv)
                         return CLI_EXIT_ERROR;
                 }
         }
+        /* trace reads a file made elsewhere: no PCI access, no machine. */
+        if (!strcmp(command, "trace"))
+                return cmd_trace(&opts, trace_argc, trace_args);
         if (optind < argc) {
                 cli_error("unexpected argument '%s'", argv[optind]);
                 return CLI_EXIT_ERROR;

@@ -106,3 +106,43 @@ ssize_t hw_read_file(const struct hw_env *env, enum hw_fs fs, char *buf, size_t 
         va_end(ap);
         return ret;
 }
+
+int hw_write_file(const struct hw_env *env, enum hw_fs fs, const char *text,
+                  const char *relpath_fmt, ...)
+{
+        char rel[512], path[1024];
+        size_t len = strlen(text), done = 0;
+        va_list ap;
+        int fd, n, err;
+
+        va_start(ap, relpath_fmt);
+        n = vsnprintf(rel, sizeof(rel), relpath_fmt, ap);
+        va_end(ap);
+        if (n < 0 || (size_t)n >= sizeof(rel))
+                return -ENAMETOOLONG;
+        err = hw_path(env, fs, path, sizeof(path), rel);
+        if (err)
+                return err;
+        /* No O_CREAT: a sysfs attribute exists or the write is wrong.
+         * O_TRUNC as the shell's `echo 1 >` does: sysfs ignores it, a plain
+         * file in a fixture tree needs it. */
+        fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC | O_NOCTTY);
+        if (fd < 0)
+                return -errno;
+        /* sysfs takes one write() per value; a short write is an error. */
+        while (done < len) {
+                ssize_t put = write(fd, text + done, len - done);
+
+                if (put < 0 && errno == EINTR)
+                        continue;
+                if (put <= 0) {
+                        err = put < 0 ? -errno : -EIO;
+                        close(fd);
+                        return err;
+                }
+                done += (size_t)put;
+        }
+        if (close(fd) < 0)
+                return -errno;
+        return 0;
+}

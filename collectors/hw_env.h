@@ -111,6 +111,16 @@ ssize_t hw_read_file(const struct hw_env *env, enum hw_fs fs, char *buf, size_t 
 ssize_t hw_read_file_v(const struct hw_env *env, enum hw_fs fs, char *buf, size_t size,
                        const char *relpath_fmt, va_list ap);
 
+/*
+ * hw_write_file - write @text to an existing file below the sysfs or
+ * procfs root (a sysfs attribute such as a PTT tune file). The file is not
+ * created. Returns 0, -ENOENT (no root or no such file), -ENAMETOOLONG, or
+ * the negative errno of open/write/close (the driver's answer to a bad
+ * value arrives as the write's errno, e.g. -EINVAL or -ETIMEDOUT).
+ */
+int hw_write_file(const struct hw_env *env, enum hw_fs fs, const char *text,
+                  const char *relpath_fmt, ...) __attribute__((format(printf, 4, 5)));
+
 /* Absolute path of @relpath under the root; -ENAMETOOLONG or -ENOENT. */
 int hw_path(const struct hw_env *env, enum hw_fs fs, char *out, size_t size, const char *relpath);
 

@@ -33,6 +33,7 @@
 #include "hisi_pcie.h"
 #include "hisi_pcie_core.h"
 #include "intel_iio.h"
+#include "ptt_tune.h"
 #include "hw_env.h"
 #include "pci_source.h"
 #include "pcie_monitor.h"
@@ -61,11 +62,18 @@ static struct {
         bool collect_iio;
         struct intel_iio_opts iio;
         bool collect_uncore;
+        bool collect_tune;
+        size_t tune_count; /* Tune lines, applied in order at init */
+        struct {
+                enum ptt_knob knob;
+                unsigned int value;
+        } tunes[32];
         bool config_failed;
 } conf;
 
 static struct hw_env env;
 static struct pcie_monitor *monitor;
+static struct ptt_tuner *tuner;
 static struct sim *sim;
 
 /* What a collector thread runs: one hisi_pcie core, or one socket's Intel
@@ -260,6 +268,34 @@ static int config_stack_bus(const oconfig_item_t *ci)
         return 0;
 }
 
+/* Tune "qos_tx_p" 2: refused (not clamped) unless a known knob and 0..2. */
+static int config_tune(const oconfig_item_t *ci)
+{
+        char why[160];
+        enum ptt_knob knob;
+
+        if (ci->values_num != 2 || ci->values[0].type != OCONFIG_TYPE_STRING ||
+            ci->values[1].type != OCONFIG_TYPE_NUMBER)
+                return config_fail(ci, "takes a tune file name and a level 0, 1 or 2, e.g. "
+                                       "Tune \"qos_tx_p\" 2");
+        if (ptt_knob_parse(ci->values[0].value.string, &knob)) {
+                snprintf(why, sizeof(why), "\"%s\" is not a tune file (%s)",
+                         ci->values[0].value.string, ptt_knob_names());
+                return config_fail(ci, why);
+        }
+        if (ptt_tune_value_check(ci->values[1].value.number)) {
+                snprintf(why, sizeof(why), "%s: %g is not a level (0, 1 or 2; nothing is clamped)",
+                         ci->values[0].value.string, ci->values[1].value.number);
+                return config_fail(ci, why);
+        }
+        if (conf.tune_count >= sizeof(conf.tunes) / sizeof(conf.tunes[0]))
+                return config_fail(ci, "too many Tune lines");
+        conf.tunes[conf.tune_count].knob = knob;
+        conf.tunes[conf.tune_count].value = (unsigned int)ci->values[1].value.number;
+        conf.tune_count++;
+        return 0;
+}
+
 static int pcie_config_item(const oconfig_item_t *ci)
 {
         struct pcie_monitor_opts *o = &conf.opts;
@@ -392,6 +428,10 @@ static int pcie_config_item(const oconfig_item_t *ci)
                 return config_bool(ci, &conf.iio.bw_out);
         if (!strcasecmp(ci->key, "IIOStackBus"))
                 return config_stack_bus(ci);
+        if (!strcasecmp(ci->key, "Tune"))
+                return config_tune(ci);
+        if (!strcasecmp(ci->key, "CollectTune"))
+                return config_bool(ci, &conf.collect_tune);
         if (!strcasecmp(ci->key, "CollectUncoreInventory"))
                 return config_bool(ci, &conf.collect_uncore);
         if (!strcasecmp(ci->key, "MinReadRequestSize")) {
@@ -510,6 +550,36 @@ static void dispatch_simulation_info(void)
         dispatch_sample(NULL, &s);
 }
 
+/* The PTT tune knobs as gauges (read from the driver every interval). */
+static void dispatch_tune(void)
+{
+        struct sample_set set = SAMPLE_SET_INIT;
+
+        ptt_tuner_samples(tuner, sim ? "simulated" : NULL, sim ? sim_machine(sim)->name : NULL,
+                          &set);
+        for (size_t i = 0; i < set.count; i++)
+                dispatch_sample(NULL, &set.samples[i]);
+        sample_set_free(&set);
+}
+
+/* Finds the PTT devices and applies the configured Tune values (each
+ * device's original value is kept and written back at shutdown). */
+static int tune_start(void)
+{
+        int err = ptt_tuner_new(&env, &tuner);
+
+        if (err) {
+                WARNING(PLUGIN_NAME " plugin: PTT tune files: %s", STRERROR(-err));
+                return 0;
+        }
+        if (conf.tune_count && ptt_tuner_devices(tuner) == 0)
+                WARNING(PLUGIN_NAME " plugin: Tune is configured but there is no HiSilicon PTT "
+                                    "device (hisi_ptt*) with tune files; nothing is changed");
+        for (size_t i = 0; i < conf.tune_count; i++)
+                ptt_tuner_apply(tuner, conf.tunes[i].knob, conf.tunes[i].value);
+        return 0;
+}
+
 static int pcie_read(void)
 {
         int err;
@@ -521,6 +591,8 @@ static int pcie_read(void)
         err = pcie_monitor_sample(monitor, dispatch_sample, NULL);
         for (size_t i = 0; i < pmu_state.inventory_samples.count; i++)
                 dispatch_sample(NULL, &pmu_state.inventory_samples.samples[i]);
+        if (tuner && conf.collect_tune)
+                dispatch_tune();
         dispatch_pmu_snapshots();
         /* Only a failed scan of the whole bus is an error; it is logged
          * once by the monitor, and collectd backs off while it lasts. */
@@ -810,6 +882,8 @@ static int pcie_init(void)
         /* PMUs need sysfs and perf on the machine itself; a dump has neither. */
         if (conf.collect_uncore)
                 uncore_start();
+        if (!conf.pci_dump)
+                tune_start();
         if (conf.collect_pmu && !conf.pci_dump && pmu_start() < 0) {
                 ERROR(PLUGIN_NAME " plugin: cannot start the PMU collectors: out of memory");
                 return -1;
@@ -820,6 +894,8 @@ static int pcie_init(void)
 static int pcie_shutdown(void)
 {
         pmu_stop();
+        ptt_tuner_free(tuner); /* puts the original tune values back */
+        tuner = NULL;
         pcie_monitor_free(monitor);
         monitor = NULL;
         if (sim) {
@@ -862,6 +938,7 @@ void module_register(void)
         conf.collect_iio = true;
         intel_iio_opts_default(&conf.iio);
         conf.collect_uncore = true;
+        conf.collect_tune = true;
         register_data_sets();
         plugin_register_complex_config(PLUGIN_NAME, pcie_config);
         plugin_register_init(PLUGIN_NAME, pcie_init);

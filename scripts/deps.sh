@@ -6,6 +6,7 @@ PCIESCOPE_DEPS=(
 	libpci-dev pci.ids libjson-c-dev                      # collectors, CLI
 	collectd-core collectd-dev                            # the plugin and the daemon
 	libcmocka-dev pciutils python3 clang-format           # tests and oracles
+	clang libclang-rt-14-dev                              # fuzz.sh (libFuzzer), sanitize.sh
 	libmicrohttpd12 libprotobuf-c1 curl                   # write_prometheus in tests
 	libyajl2                                              # write_log JSON in scripts/run
 	protobuf-c-compiler libprotobuf-c-dev                 # remote_write: protoc-c, protobuf-c

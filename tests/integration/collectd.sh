@@ -151,7 +151,39 @@ check "live: one device_info per function" \
 	[ "$(ls -d "$tmp"/csv-live/pciescope-test/pcie-* 2>/dev/null | wc -l)" -eq "$n_sys" ]
 check "live: no errors logged by the plugin" eval '! grep -q "\[error\] pcie" "$tmp/live.log"'
 
-# ---- 3. bad configuration --------------------------------------------------
+# ---- 3. PTT tune files: applied at start, read every interval, restored ----
+# A hand-made sysfs tree (SYNTHETIC) with two hisi_ptt devices and their
+# tune/ files; no PCI devices.
+tt="$tmp/tune-sys"
+mkdir -p "$tt/bus/pci/devices"
+for d in hisi_ptt0_0 hisi_ptt0_1; do
+	mkdir -p "$tt/bus/event_source/devices/$d/tune"
+	echo 42 >"$tt/bus/event_source/devices/$d/type"
+	for k in qos_tx_cpl qos_tx_np qos_tx_p rx_alloc_buf_level tx_alloc_buf_level; do
+		echo 1 >"$tt/bus/event_source/devices/$d/tune/$k"
+	done
+done
+write_conf "$tmp/tune.conf" "$tmp/csv-tune" "$tmp/tune.log" \
+	"SysfsRoot \"$tt\"" "CollectPMU false" 'Tune "qos_tx_p" 2' 'Tune "rx_alloc_buf_level" 0'
+"$COLLECTD" -f -C "$tmp/tune.conf" >"$tmp/tune.out" 2>&1 &
+pid=$!
+wait_for "$tmp/csv-tune/pciescope-test/pcie-hisi_ptt0_1"
+sleep 1.5
+knobs() { echo "$(cat "$tt/bus/event_source/devices/hisi_ptt0_1/tune/qos_tx_p") $(cat "$tt/bus/event_source/devices/hisi_ptt0_0/tune/rx_alloc_buf_level")"; }
+during=$(knobs)
+kill "$pid" && wait "$pid"
+pid=
+check "Tune: applied to every PTT device at start ($during)" [ "$during" = "2 0" ]
+f=$(csvfile "$tmp/csv-tune" hisi_ptt0_0 ptt_tune-qos_tx_p)
+check "Tune: the knob is published as a gauge ($(last_value "$f" 2>/dev/null))" [ "$(last_value "$f" 2>/dev/null)" = "2.000000" ]
+f=$(csvfile "$tmp/csv-tune" hisi_ptt0_1 ptt_tune-qos_tx_cpl)
+check "Tune: unconfigured knobs are read, not written ($(last_value "$f" 2>/dev/null))" [ "$(last_value "$f" 2>/dev/null)" = "1.000000" ]
+after=$(knobs)
+check "Tune: the original values are restored at shutdown ($after)" [ "$after" = "1 1" ]
+check "Tune: the log says what was changed and that it will be restored" \
+	grep -q 'hisi_ptt0_0: tune/qos_tx_p set to 2 (was 1; restored at shutdown)' "$tmp/tune.log"
+
+# ---- 4. bad configuration --------------------------------------------------
 bad_config() { # description, expected log text, config line
 	local n rc
 	write_conf "$tmp/bad.conf" none "$tmp/bad.log" "$3"
@@ -175,5 +207,8 @@ bad_config "IIOStackBus with a bad bus" 'option IIOStackBus: the root bus must b
 bad_config "IIOStackBus without a socket" 'option IIOStackBus: takes a PMU name, a socket number' \
 	'IIOStackBus "uncore_iio_free_running_2" "0000:15"'
 bad_config "SimulateKernel unknown" 'option SimulateKernel "7.0": not one of' 'SimulateKernel "7.0"'
+bad_config "Tune above 2 is refused, not clamped" 'option Tune: qos_tx_p: 3 is not a level' 'Tune "qos_tx_p" 3'
+bad_config "Tune below 0" 'option Tune: qos_tx_p: -1 is not a level' 'Tune "qos_tx_p" -1'
+bad_config "Tune with the seed's wrong file name" 'option Tune: "qos_tx_dp" is not a tune file' 'Tune "qos_tx_dp" 1'
 
 done_testing

@@ -1,0 +1,969 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * ptt_summary.c - TLP mixes, payload sizes, requesters and request ->
+ * completion latency from PTT trace entries (see ptt_summary.h).
+ */
+#include "ptt_summary.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- names and options ---- */
+
+void ptt_summary_config_default(struct ptt_summary_config *cfg)
+{
+        memset(cfg, 0, sizeof(*cfg));
+        cfg->direction = -1;
+        cfg->time_mode = PTT_TIME_DELTA;
+        cfg->clock_hz = 0;
+        cfg->match = PTT_MATCH_AUTO;
+        cfg->max_requesters = PTT_SUMMARY_DEFAULT_REQUESTERS;
+        cfg->max_outstanding = PTT_SUMMARY_DEFAULT_OUTSTANDING;
+}
+
+const char *ptt_time_mode_name(enum ptt_time_mode mode)
+{
+        return mode == PTT_TIME_ABSOLUTE ? "absolute" : "delta";
+}
+
+int ptt_time_mode_parse(const char *s, enum ptt_time_mode *out)
+{
+        if (s && strcmp(s, "delta") == 0) {
+                *out = PTT_TIME_DELTA;
+                return 0;
+        }
+        if (s && strcmp(s, "absolute") == 0) {
+                *out = PTT_TIME_ABSOLUTE;
+                return 0;
+        }
+        return -EINVAL;
+}
+
+const char *ptt_dir_name(enum ptt_dir dir)
+{
+        switch (dir) {
+        case PTT_DIR_INBOUND:
+                return "inbound";
+        case PTT_DIR_OUTBOUND:
+                return "outbound";
+        default:
+                return "unknown";
+        }
+}
+
+/* ---- histograms ---- */
+
+static unsigned int log2_floor(uint64_t v)
+{
+        return 63u - (unsigned int)__builtin_clzll(v);
+}
+
+unsigned int ptt_hist_bucket_index(uint64_t value)
+{
+        unsigned int k;
+
+        if (value < PTT_HIST_SUB)
+                return (unsigned int)value;
+        k = log2_floor(value);
+        if (k >= PTT_HIST_MAX_K)
+                return PTT_HIST_BUCKETS - 1;
+        /* value >> (k - SUB_BITS) lies in [SUB, 2 * SUB): its low bits pick
+         * the sub-bucket within the octave. */
+        return PTT_HIST_SUB + (k - PTT_HIST_SUB_BITS) * PTT_HIST_SUB +
+               (unsigned int)((value >> (k - PTT_HIST_SUB_BITS)) & (PTT_HIST_SUB - 1));
+}
+
+uint64_t ptt_hist_bucket_le(unsigned int i)
+{
+        unsigned int k, sub;
+
+        if (i < PTT_HIST_SUB)
+                return i;
+        if (i >= PTT_HIST_BUCKETS - 1)
+                return UINT64_MAX;
+        k = PTT_HIST_SUB_BITS + (i - PTT_HIST_SUB) / PTT_HIST_SUB;
+        sub = (i - PTT_HIST_SUB) % PTT_HIST_SUB;
+        return ((uint64_t)(PTT_HIST_SUB + sub + 1) << (k - PTT_HIST_SUB_BITS)) - 1;
+}
+
+void ptt_hist_add(struct ptt_hist *h, uint64_t value)
+{
+        h->bucket[ptt_hist_bucket_index(value)]++;
+        h->count++;
+        h->sum = h->sum + value < h->sum ? UINT64_MAX : h->sum + value;
+        if (value > h->max)
+                h->max = value;
+}
+
+uint64_t ptt_hist_cumulative(const struct ptt_hist *h, unsigned int i)
+{
+        uint64_t n = 0;
+
+        for (unsigned int b = 0; b <= i && b < PTT_HIST_BUCKETS; b++)
+                n += h->bucket[b];
+        return n;
+}
+
+uint64_t ptt_hist_quantile(const struct ptt_hist *h, double q)
+{
+        uint64_t rank, seen = 0;
+
+        if (!h->count)
+                return 0;
+        if (!(q > 0))
+                q = 0;
+        if (q > 1)
+                q = 1;
+        /* ceil without libm: round down, then up if anything was cut. */
+        rank = (uint64_t)(q * (double)h->count);
+        if ((double)rank < q * (double)h->count)
+                rank++;
+        if (rank < 1)
+                rank = 1;
+        if (rank > h->count)
+                rank = h->count;
+        for (unsigned int i = 0; i < PTT_HIST_BUCKETS; i++) {
+                seen += h->bucket[i];
+                if (seen >= rank) {
+                        uint64_t le = ptt_hist_bucket_le(i);
+                        return le < h->max ? le : h->max;
+                }
+        }
+        return h->max;
+}
+
+uint32_t ptt_payload_bucket_le(unsigned int i)
+{
+        if (i == 0)
+                return 0;
+        if (i >= PTT_PAYLOAD_BUCKETS)
+                i = PTT_PAYLOAD_BUCKETS - 1;
+        return 4u << (i - 1);
+}
+
+unsigned int ptt_payload_bucket_index(uint32_t bytes)
+{
+        unsigned int up;
+
+        if (bytes <= 4)
+                return bytes ? 1 : 0;
+        /* Bucket i holds (2^i, 2^(i+1)] bytes: i = ceil(log2(bytes)) - 1. */
+        up = 32u - (unsigned int)__builtin_clz(bytes - 1);
+        return up - 1 < PTT_PAYLOAD_BUCKETS - 1 ? up - 1 : PTT_PAYLOAD_BUCKETS - 1;
+}
+
+/* ---- per-requester table ---- */
+
+#define REQ_IDS 65536u
+
+/* Only the direction x kind counts are kept per TLP; totals are summed
+ * when a report asks (slot_total), which keeps the per-entry path short. */
+struct req_slot {
+        uint16_t id;
+        struct ptt_count by_kind[PTT_DIR_COUNT][TLP_KIND_COUNT];
+};
+
+struct ptt_req_table {
+        unsigned int cap, n;
+        uint16_t *index; /* requester ID -> slot + 1 (cap <= 65535); 0: none */
+        struct req_slot *slot;
+        struct req_slot other; /* requesters that found the table full */
+};
+
+static void req_table_free(struct ptt_req_table *t)
+{
+        if (!t)
+                return;
+        free(t->index);
+        free(t->slot);
+        free(t);
+}
+
+static struct ptt_req_table *req_table_new(unsigned int cap)
+{
+        struct ptt_req_table *t = calloc(1, sizeof(*t));
+
+        if (!t)
+                return NULL;
+        t->cap = cap;
+        t->index = calloc(REQ_IDS, sizeof(*t->index));
+        t->slot = calloc(cap, sizeof(*t->slot));
+        if (!t->index || !t->slot) {
+                req_table_free(t);
+                return NULL;
+        }
+        return t;
+}
+
+static void req_table_reset(struct ptt_req_table *t)
+{
+        for (unsigned int i = 0; i < t->n; i++)
+                t->index[t->slot[i].id] = 0;
+        memset(t->slot, 0, (size_t)t->n * sizeof(*t->slot));
+        memset(&t->other, 0, sizeof(t->other));
+        t->n = 0;
+}
+
+static struct req_slot *req_table_get(struct ptt_req_table *t, uint16_t id)
+{
+        unsigned int at = t->index[id];
+
+        if (at)
+                return &t->slot[at - 1];
+        if (t->n == t->cap)
+                return &t->other;
+        t->slot[t->n].id = id;
+        t->index[id] = (uint16_t)++t->n;
+        return &t->slot[t->n - 1];
+}
+
+static void count_add(struct ptt_count *c, uint32_t bytes)
+{
+        c->tlps++;
+        c->payload_bytes += bytes;
+}
+
+static void slot_add(struct req_slot *dst, const struct req_slot *src)
+{
+        for (unsigned int d = 0; d < PTT_DIR_COUNT; d++)
+                for (unsigned int k = 0; k < TLP_KIND_COUNT; k++) {
+                        dst->by_kind[d][k].tlps += src->by_kind[d][k].tlps;
+                        dst->by_kind[d][k].payload_bytes += src->by_kind[d][k].payload_bytes;
+                }
+}
+
+static struct ptt_count slot_total(const struct req_slot *s)
+{
+        struct ptt_count c = {0, 0};
+
+        for (unsigned int d = 0; d < PTT_DIR_COUNT; d++)
+                for (unsigned int k = 0; k < TLP_KIND_COUNT; k++) {
+                        c.tlps += s->by_kind[d][k].tlps;
+                        c.payload_bytes += s->by_kind[d][k].payload_bytes;
+                }
+        return c;
+}
+
+/* Ranking order: more TLPs first, then the lower ID. */
+static bool ranks_before(const struct req_slot *a, const struct req_slot *b)
+{
+        uint64_t ta = slot_total(a).tlps, tb = slot_total(b).tlps;
+
+        if (ta != tb)
+                return ta > tb;
+        return a->id < b->id;
+}
+
+static void row_from_slot(struct ptt_requester_row *row, const struct req_slot *s, bool other)
+{
+        row->other = other;
+        row->requester_id = other ? 0 : s->id;
+        row->total = slot_total(s);
+        memcpy(row->by_kind, s->by_kind, sizeof(row->by_kind));
+}
+
+size_t ptt_stats_requesters(const struct ptt_stats *st, unsigned int top_n,
+                            struct ptt_requester_row *rows, size_t cap)
+{
+        const struct ptt_req_table *t = st->req;
+        const struct req_slot *last = NULL;
+        struct req_slot other;
+        size_t nrows = 0;
+
+        if (!t)
+                return 0;
+        other = t->other;
+        other.id = 0;
+        /* Selection without allocation: each round takes the best slot that
+         * ranks after the previous pick. O(top_n * n), n <= max_requesters. */
+        for (unsigned int r = 0; r < top_n && r < t->n; r++) {
+                const struct req_slot *best = NULL;
+
+                for (unsigned int i = 0; i < t->n; i++) {
+                        const struct req_slot *c = &t->slot[i];
+
+                        if (last && !ranks_before(last, c))
+                                continue;
+                        if (!best || ranks_before(c, best))
+                                best = c;
+                }
+                if (!best)
+                        break;
+                if (nrows < cap)
+                        row_from_slot(&rows[nrows], best, false);
+                nrows++;
+                last = best;
+        }
+        /* Everything that ranks after the last pick goes to "other". */
+        for (unsigned int i = 0; i < t->n; i++)
+                if (!last || ranks_before(last, &t->slot[i]))
+                        slot_add(&other, &t->slot[i]);
+        if (slot_total(&other).tlps) {
+                if (nrows < cap)
+                        row_from_slot(&rows[nrows], &other, true);
+                nrows++;
+        }
+        return nrows;
+}
+
+struct ptt_count ptt_stats_dir_total(const struct ptt_stats *st, enum ptt_dir dir)
+{
+        struct ptt_count c = {0, 0};
+
+        if ((unsigned int)dir >= PTT_DIR_COUNT)
+                return c;
+        for (unsigned int k = 0; k < TLP_KIND_COUNT; k++) {
+                c.tlps += st->by_kind[dir][k].tlps;
+                c.payload_bytes += st->by_kind[dir][k].payload_bytes;
+        }
+        return c;
+}
+
+/* ---- pending non-posted requests ---- */
+
+/* Open addressing with linear probing, kept at most half full; deletion
+ * shifts entries back so no tombstones build up. */
+struct pending {
+        uint32_t key1; /* (requester ID << 10 | tag) + 1; 0: empty */
+        bool first_seen;
+        uint64_t t_req;
+};
+
+struct pending_table {
+        struct pending *e;
+        struct pending *scratch; /* for expiry: survivors are rehashed here */
+        uint32_t mask;
+        unsigned int shift; /* 32 - log2(size): the hash's top bits index */
+        unsigned int n, limit;
+};
+
+static uint32_t match_key(uint16_t requester_id, uint16_t tag)
+{
+        return ((uint32_t)requester_id << 10 | (tag & 0x3ffu)) + 1;
+}
+
+static uint32_t home_of(const struct pending_table *p, uint32_t key1)
+{
+        return (key1 * 0x9e3779b1u) >> p->shift;
+}
+
+static uint32_t pending_find(const struct pending_table *p, uint32_t key1)
+{
+        uint32_t i = home_of(p, key1);
+
+        /* Terminates: the table is never full (n <= limit < size / 2). */
+        while (p->e[i].key1 && p->e[i].key1 != key1)
+                i = (i + 1) & p->mask;
+        return i;
+}
+
+static void pending_delete(struct pending_table *p, uint32_t i)
+{
+        uint32_t j = i;
+
+        for (;;) {
+                uint32_t k;
+
+                j = (j + 1) & p->mask;
+                if (!p->e[j].key1)
+                        break;
+                k = home_of(p, p->e[j].key1);
+                /* Leave e[j] if its home lies cyclically in (i, j]. */
+                if (i <= j ? (i < k && k <= j) : (i < k || k <= j))
+                        continue;
+                p->e[i] = p->e[j];
+                i = j;
+        }
+        p->e[i].key1 = 0;
+        p->n--;
+}
+
+/* ---- merging statistics (window -> closed windows -> total view) ---- */
+
+static void req_table_merge(struct ptt_req_table *dst, const struct ptt_req_table *src)
+{
+        for (unsigned int i = 0; i < src->n; i++)
+                slot_add(req_table_get(dst, src->slot[i].id), &src->slot[i]);
+        slot_add(&dst->other, &src->other);
+}
+
+static void req_table_copy(struct ptt_req_table *dst, const struct ptt_req_table *src)
+{
+        req_table_reset(dst);
+        req_table_merge(dst, src);
+}
+
+static void hist_merge(struct ptt_hist *dst, const struct ptt_hist *src)
+{
+        for (unsigned int i = 0; i < PTT_HIST_BUCKETS; i++)
+                dst->bucket[i] += src->bucket[i];
+        dst->count += src->count;
+        dst->sum = dst->sum + src->sum < dst->sum ? UINT64_MAX : dst->sum + src->sum;
+        if (src->max > dst->max)
+                dst->max = src->max;
+}
+
+/* dst += src, all but the requester tables. */
+static void stats_merge_counts(struct ptt_stats *dst, const struct ptt_stats *src)
+{
+        struct ptt_coverage *c = &dst->cov;
+        const struct ptt_coverage *o = &src->cov;
+        struct ptt_match_stats *m = &dst->match;
+        const struct ptt_match_stats *n = &src->match;
+
+        c->buffers += o->buffers;
+        c->bytes += o->bytes;
+        c->entries += o->entries;
+        c->tlps += o->tlps;
+        c->empty += o->empty;
+        c->malformed += o->malformed;
+        c->unknown_tlp += o->unknown_tlp;
+        c->tail_bytes += o->tail_bytes;
+        c->lost_bytes += o->lost_bytes;
+        c->truncated += o->truncated;
+        c->partial += o->partial;
+        c->gaps += o->gaps;
+        c->by_format[0] += o->by_format[0];
+        c->by_format[1] += o->by_format[1];
+        c->ticks += o->ticks;
+        for (unsigned int d = 0; d < PTT_DIR_COUNT; d++) {
+                for (unsigned int k = 0; k < TLP_KIND_COUNT; k++) {
+                        dst->by_kind[d][k].tlps += src->by_kind[d][k].tlps;
+                        dst->by_kind[d][k].payload_bytes += src->by_kind[d][k].payload_bytes;
+                }
+                for (unsigned int b = 0; b < PTT_PAYLOAD_BUCKETS; b++)
+                        dst->payload_hist[d][b] += src->payload_hist[d][b];
+        }
+        m->enabled |= n->enabled;
+        m->requests += n->requests;
+        m->completions += n->completions;
+        m->matched_first += n->matched_first;
+        m->matched_last += n->matched_last;
+        m->unmatched_requests += n->unmatched_requests;
+        m->incomplete_requests += n->incomplete_requests;
+        m->unmatched_completions += n->unmatched_completions;
+        m->tag_reuse += n->tag_reuse;
+        m->expired += n->expired;
+        hist_merge(&dst->lat_first, &src->lat_first);
+        hist_merge(&dst->lat_last, &src->lat_last);
+}
+
+static void stats_zero(struct ptt_stats *st)
+{
+        struct ptt_req_table *req = st->req;
+
+        req_table_reset(req);
+        memset(st, 0, sizeof(*st));
+        st->req = req;
+}
+
+/* ---- the summariser ---- */
+
+/*
+ * Every entry is counted once, into the current window. Closing a window
+ * adds it to `closed`; the total the caller reads is closed + the open
+ * window, built on demand in `total` (so the per-entry path stays short).
+ */
+struct ptt_summary {
+        struct ptt_summary_config cfg;
+        struct ptt_stats window, closed, total;
+        struct pending_table pend;
+        /* From the config, per format: matching on, and the direction of
+         * [class][answered] (see direction_of()). */
+        bool match_on[2];
+        uint8_t dir_of[2][3][2];
+
+        /* Time base of the current window. */
+        bool have_time;
+        bool window_open; /* entries counted since the last window end */
+        uint32_t prev_time;
+        unsigned int prev_bits;
+        uint64_t now; /* ticks since the window's first entry */
+};
+
+static enum ptt_dir direction_of(const struct ptt_summary *s, enum ptt_format fmt,
+                                 enum tlp_class cls, bool answered);
+
+/* The per-entry decisions that depend only on the config, made once. */
+static void precompute(struct ptt_summary *s)
+{
+        for (int f = 0; f < 2; f++) {
+                s->match_on[f] = ptt_summary_matching(s, (enum ptt_format)f);
+                for (int c = 0; c < 3; c++)
+                        for (int a = 0; a < 2; a++)
+                                s->dir_of[f][c][a] = (uint8_t)direction_of(s, (enum ptt_format)f,
+                                                                           (enum tlp_class)c, a);
+        }
+}
+
+static int check_config(const struct ptt_summary_config *c)
+{
+        if (c->direction < -1 || c->direction > 3)
+                return -EINVAL;
+        if (c->time_mode != PTT_TIME_DELTA && c->time_mode != PTT_TIME_ABSOLUTE)
+                return -EINVAL;
+        if (c->match != PTT_MATCH_AUTO && c->match != PTT_MATCH_ON && c->match != PTT_MATCH_OFF)
+                return -EINVAL;
+        if (c->max_requesters > PTT_SUMMARY_MAX_REQUESTERS)
+                return -EINVAL;
+        if (c->max_outstanding > PTT_SUMMARY_MAX_OUTSTANDING)
+                return -EINVAL;
+        return 0;
+}
+
+void ptt_summary_free(struct ptt_summary *s)
+{
+        if (!s)
+                return;
+        req_table_free(s->window.req);
+        req_table_free(s->closed.req);
+        req_table_free(s->total.req);
+        free(s->pend.e);
+        free(s->pend.scratch);
+        free(s);
+}
+
+struct ptt_summary *ptt_summary_new(const struct ptt_summary_config *cfg)
+{
+        struct ptt_summary *s;
+        size_t size = 16;
+        unsigned int bits = 4;
+
+        s = calloc(1, sizeof(*s));
+        if (!s) {
+                errno = ENOMEM;
+                return NULL;
+        }
+        if (cfg)
+                s->cfg = *cfg;
+        else
+                ptt_summary_config_default(&s->cfg);
+        if (check_config(&s->cfg)) {
+                free(s);
+                errno = EINVAL;
+                return NULL;
+        }
+        if (!s->cfg.max_requesters)
+                s->cfg.max_requesters = PTT_SUMMARY_DEFAULT_REQUESTERS;
+        if (!s->cfg.max_outstanding)
+                s->cfg.max_outstanding = PTT_SUMMARY_DEFAULT_OUTSTANDING;
+        while (size < 2 * (size_t)s->cfg.max_outstanding + 2) {
+                size *= 2;
+                bits++;
+        }
+        s->pend.mask = (uint32_t)size - 1;
+        s->pend.shift = 32 - bits;
+        s->pend.limit = s->cfg.max_outstanding;
+        s->pend.e = calloc(size, sizeof(*s->pend.e));
+        s->pend.scratch = calloc(size, sizeof(*s->pend.scratch));
+        s->window.req = req_table_new(s->cfg.max_requesters);
+        s->closed.req = req_table_new(s->cfg.max_requesters);
+        s->total.req = req_table_new(s->cfg.max_requesters);
+        if (!s->pend.e || !s->pend.scratch || !s->window.req || !s->closed.req || !s->total.req) {
+                ptt_summary_free(s);
+                errno = ENOMEM;
+                return NULL;
+        }
+        precompute(s);
+        return s;
+}
+
+const struct ptt_summary_config *ptt_summary_config(const struct ptt_summary *s)
+{
+        return &s->cfg;
+}
+
+bool ptt_summary_matching(const struct ptt_summary *s, enum ptt_format fmt)
+{
+        switch (s->cfg.match) {
+        case PTT_MATCH_ON:
+                return true;
+        case PTT_MATCH_OFF:
+                return false;
+        default:
+                return s->cfg.direction < 0 ||
+                       (fmt == PTT_FORMAT_4DW && (s->cfg.direction == 2 || s->cfg.direction == 3));
+        }
+}
+
+/* An unanswered request leaves the table: never completed, or only partly. */
+static void count_unanswered(struct ptt_summary *s, const struct pending *p, bool expired)
+{
+        struct ptt_match_stats *m = &s->window.match;
+
+        if (p->first_seen)
+                m->incomplete_requests++;
+        else
+                m->unmatched_requests++;
+        if (expired)
+                m->expired++;
+}
+
+/*
+ * Make room by expiring the older half by age: every entry at least half as
+ * old as the oldest goes. That always frees the oldest entry, so an insert
+ * never fails, and a steady stream of unanswerable requests (completions the
+ * setting does not record) costs O(1) amortised.
+ */
+static void pending_expire(struct ptt_summary *s)
+{
+        struct pending_table *p = &s->pend;
+        uint64_t oldest = 0, cut;
+        struct pending *tmp;
+
+        for (uint32_t i = 0; i <= p->mask; i++)
+                if (p->e[i].key1 && s->now - p->e[i].t_req > oldest)
+                        oldest = s->now - p->e[i].t_req;
+        cut = oldest / 2 + (oldest & 1);
+        memset(p->scratch, 0, ((size_t)p->mask + 1) * sizeof(*p->scratch));
+        tmp = p->e;
+        p->e = p->scratch;
+        p->scratch = tmp;
+        p->n = 0;
+        for (uint32_t i = 0; i <= p->mask; i++) {
+                const struct pending *old = &p->scratch[i];
+                uint32_t at;
+
+                if (!old->key1)
+                        continue;
+                if (s->now - old->t_req >= cut) {
+                        count_unanswered(s, old, true);
+                        continue;
+                }
+                at = pending_find(p, old->key1);
+                p->e[at] = *old;
+                p->n++;
+        }
+}
+
+static void on_request(struct ptt_summary *s, const struct tlp_brief *t)
+{
+        uint32_t key1 = match_key(t->requester_id, t->tag);
+        uint32_t at = pending_find(&s->pend, key1);
+
+        s->window.match.requests++;
+        if (s->pend.e[at].key1) {
+                /* The old request never saw its (last) completion. */
+                s->window.match.tag_reuse++;
+                count_unanswered(s, &s->pend.e[at], false);
+                s->pend.e[at].first_seen = false;
+                s->pend.e[at].t_req = s->now;
+                return;
+        }
+        if (s->pend.n >= s->pend.limit) {
+                pending_expire(s);
+                at = pending_find(&s->pend, key1);
+        }
+        s->pend.e[at].key1 = key1;
+        s->pend.e[at].first_seen = false;
+        s->pend.e[at].t_req = s->now;
+        s->pend.n++;
+}
+
+/* Returns whether the completion answered a recorded request. */
+static bool on_completion(struct ptt_summary *s, const struct tlp_brief *t)
+{
+        uint32_t at = pending_find(&s->pend, match_key(t->requester_id, t->tag));
+        struct pending *p = &s->pend.e[at];
+        struct ptt_stats *st = &s->window;
+        uint64_t latency;
+
+        st->match.completions++;
+        if (!p->key1) {
+                st->match.unmatched_completions++;
+                return false;
+        }
+        latency = s->now - p->t_req;
+        if (!p->first_seen) {
+                p->first_seen = true;
+                st->match.matched_first++;
+                ptt_hist_add(&st->lat_first, latency);
+        }
+        if (t->last) {
+                st->match.matched_last++;
+                ptt_hist_add(&st->lat_last, latency);
+                pending_delete(&s->pend, at);
+        }
+        return true;
+}
+
+/* Advance the window's tick count by this entry's Time (see the header). */
+static void advance_time(struct ptt_summary *s, uint32_t time, unsigned int time_bits)
+{
+        uint64_t wrap_mask;
+
+        if (!s->have_time || time_bits != s->prev_bits) {
+                /* The first entry (or a change of width) only sets the base:
+                 * its delta is from an entry we never saw. */
+                s->have_time = true;
+                s->prev_time = time;
+                s->prev_bits = time_bits;
+                return;
+        }
+        if (s->cfg.time_mode == PTT_TIME_DELTA) {
+                s->now += time;
+        } else {
+                wrap_mask = time_bits >= 32 ? 0xffffffffu : (1u << time_bits) - 1;
+                s->now += (uint64_t)((time - s->prev_time) & wrap_mask);
+        }
+        s->prev_time = time;
+}
+
+static enum ptt_dir direction_of(const struct ptt_summary *s, enum ptt_format fmt,
+                                 enum tlp_class cls, bool answered)
+{
+        int d = s->cfg.direction;
+
+        if (d < 0)
+                return PTT_DIR_UNKNOWN;
+        if (fmt == PTT_FORMAT_8DW) {
+                if (d == 1)
+                        return PTT_DIR_OUTBOUND;
+                return d == 0 ? PTT_DIR_UNKNOWN : PTT_DIR_INBOUND;
+        }
+        switch (d) {
+        case 0:
+                return PTT_DIR_INBOUND;
+        case 1:
+                return PTT_DIR_OUTBOUND;
+        case 3:
+                /* Inbound only CPL-A is recorded: any request is outbound,
+                 * and a completion of a recorded (outbound) request inbound. */
+                if (cls != TLP_CLASS_COMPLETION)
+                        return PTT_DIR_OUTBOUND;
+                return answered ? PTT_DIR_INBOUND : PTT_DIR_UNKNOWN;
+        default:
+                return PTT_DIR_UNKNOWN;
+        }
+}
+
+static void count_tlp(struct ptt_summary *s, const struct tlp_brief *t, enum ptt_dir dir)
+{
+        struct ptt_stats *st = &s->window;
+        struct req_slot *slot = req_table_get(st->req, t->requester_id);
+
+        st->cov.tlps++;
+        count_add(&st->by_kind[dir][t->kind], t->payload_bytes);
+        st->payload_hist[dir][ptt_payload_bucket_index(t->payload_bytes)]++;
+        count_add(&slot->by_kind[dir][t->kind], t->payload_bytes);
+}
+
+/*
+ * The one path every entry takes, from its fields: the time, the header
+ * dwords DW0-DW2 (DW3 holds only address bits, which no summary uses) and
+ * the 8DW prefix. Returns whether a TLP was counted.
+ */
+static bool count_entry(struct ptt_summary *s, enum ptt_format fmt, uint32_t time,
+                        unsigned int time_bits, const uint32_t *hdr, uint32_t prefix)
+{
+        struct ptt_stats *st = &s->window;
+        struct tlp_brief t;
+        bool matching, answered = false;
+
+        advance_time(s, time, time_bits);
+        /* A non-zero 8DW prefix dword must be a prefix (Fmt 100), as in
+         * ptt_entry_tlp(). */
+        if ((prefix && prefix >> 29 != TLP_FMT_PREFIX) ||
+            tlp_decode_brief(hdr[0], hdr[1], hdr[2], &t)) {
+                st->cov.unknown_tlp++;
+                return false;
+        }
+        matching = s->match_on[fmt == PTT_FORMAT_8DW];
+        st->match.enabled |= matching;
+        if (matching && t.cls == TLP_CLASS_NON_POSTED)
+                on_request(s, &t);
+        else if (matching && t.cls == TLP_CLASS_COMPLETION)
+                answered = on_completion(s, &t);
+        count_tlp(s, &t, (enum ptt_dir)s->dir_of[fmt == PTT_FORMAT_8DW][t.cls][answered]);
+        return true;
+}
+
+/* Counting after a window's end starts the next window (the closed one is
+ * already part of the total). */
+static void ensure_open(struct ptt_summary *s)
+{
+        if (s->window_open)
+                return;
+        stats_zero(&s->window);
+        s->window_open = true;
+}
+
+void ptt_summary_add_entry(struct ptt_summary *s, const struct ptt_entry *e)
+{
+        struct ptt_coverage *cov = &s->window.cov;
+
+        ensure_open(s);
+        count_entry(s, e->format, e->time, e->time_bits, e->hdr,
+                    e->format == PTT_FORMAT_8DW ? e->prefix : 0);
+        cov->entries++;
+        cov->by_format[e->format == PTT_FORMAT_8DW]++;
+        cov->ticks = s->now;
+}
+
+static uint32_t get32(const uint8_t *p)
+{
+        return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+/*
+ * Decode one slot in place. Same results as ptt_entry_decode() (the unit
+ * tests and the fuzz target compare them), without building the full entry.
+ * Returns 1 for an entry, 0 for an all-zero slot, -1 for a bad one.
+ */
+static int feed_slot(struct ptt_summary *s, const uint8_t *p, enum ptt_format fmt)
+{
+        uint32_t hdr[3], d0 = get32(p);
+
+        if (fmt == PTT_FORMAT_4DW) {
+                uint32_t d3 = get32(p + 12);
+
+                hdr[1] = get32(p + 4);
+                hdr[2] = get32(p + 8);
+                if (!(d0 | hdr[1] | hdr[2] | d3))
+                        return 0;
+                /* Fmt[1:0], Type, T9, T8, TH and Length back to PCIe DW0. */
+                hdr[0] = (d0 >> 30) << 29 | ((d0 >> 25) & 0x1f) << 24 | ((d0 >> 24) & 1) << 23 |
+                         ((d0 >> 23) & 1) << 19 | ((d0 >> 22) & 1) << 16 | ((d0 >> 11) & 0x3ff);
+                return count_entry(s, fmt, d0 & 0x7ff, PTT_4DW_TIME_BITS, hdr, 0) ? 1 : 2;
+        }
+        if ((d0 & PTT_8DW_MARKER) != PTT_8DW_MARKER) {
+                for (unsigned int i = 4; i < PTT_ENTRY_8DW_BYTES; i += 4)
+                        d0 |= get32(p + i);
+                return d0 ? -1 : 0;
+        }
+        hdr[0] = get32(p + 8);
+        hdr[1] = get32(p + 12);
+        hdr[2] = get32(p + 16);
+        return count_entry(s, fmt, get32(p + 28), PTT_8DW_TIME_BITS, hdr, get32(p + 4)) ? 1 : 2;
+}
+
+size_t ptt_summary_feed_format(struct ptt_summary *s, const uint8_t *buf, size_t len,
+                               enum ptt_format fmt)
+{
+        size_t size = ptt_format_entry_size(fmt), off = 0, counted = 0, slots = 0;
+        size_t empty = 0, bad = 0;
+        struct ptt_coverage *cov;
+
+        if (fmt != PTT_FORMAT_8DW)
+                fmt = PTT_FORMAT_4DW;
+        if (!buf)
+                len = 0;
+        ensure_open(s);
+        /* One slot per iteration, each consuming a full entry: at most
+         * len / 16 iterations whatever the bytes say. */
+        for (; len - off >= size; off += size, slots++) {
+                int ret = feed_slot(s, buf + off, fmt);
+
+                counted += ret == 1;
+                empty += ret == 0;
+                bad += ret < 0;
+        }
+        cov = &s->window.cov;
+        cov->buffers++;
+        cov->bytes += len;
+        cov->entries += slots;
+        cov->empty += empty;
+        cov->malformed += bad;
+        cov->by_format[fmt] += slots - empty - bad;
+        cov->tail_bytes += len - off;
+        cov->ticks = s->now;
+        return counted;
+}
+
+size_t ptt_summary_feed(struct ptt_summary *s, const uint8_t *buf, size_t len)
+{
+        return ptt_summary_feed_format(s, buf, len, ptt_format_detect(buf, len));
+}
+
+void ptt_summary_note_lost(struct ptt_summary *s, uint64_t bytes)
+{
+        ensure_open(s);
+        s->window.cov.lost_bytes += bytes;
+}
+
+void ptt_summary_note_truncated(struct ptt_summary *s)
+{
+        ensure_open(s);
+        s->window.cov.truncated++;
+}
+
+void ptt_summary_note_partial(struct ptt_summary *s)
+{
+        ensure_open(s);
+        s->window.cov.partial++;
+}
+
+/* Pending requests leave as unanswered; the next entry sets a new time
+ * base. The ticks counted so far stay (the window's span is what was seen). */
+static void break_stream(struct ptt_summary *s)
+{
+        struct pending_table *p = &s->pend;
+
+        for (uint32_t i = 0; i <= p->mask; i++) {
+                if (!p->e[i].key1)
+                        continue;
+                count_unanswered(s, &p->e[i], false);
+                p->e[i].key1 = 0;
+        }
+        p->n = 0;
+        s->have_time = false;
+}
+
+void ptt_summary_note_gap(struct ptt_summary *s)
+{
+        ensure_open(s);
+        s->window.cov.gaps++;
+        break_stream(s);
+}
+
+void ptt_summary_window_end(struct ptt_summary *s)
+{
+        if (!s->window_open)
+                return;
+        break_stream(s);
+        stats_merge_counts(&s->closed, &s->window);
+        req_table_merge(s->closed.req, s->window.req);
+        s->now = 0;
+        s->window_open = false;
+}
+
+void ptt_summary_window_start(struct ptt_summary *s)
+{
+        ptt_summary_window_end(s);
+        stats_zero(&s->window);
+}
+
+const struct ptt_stats *ptt_summary_window(const struct ptt_summary *s)
+{
+        return &s->window;
+}
+
+const struct ptt_stats *ptt_summary_total(const struct ptt_summary *s)
+{
+        /* The view is a cache inside the summariser; building it does not
+         * change what the summariser has counted, so a const caller may. */
+        struct ptt_summary *m = (struct ptt_summary *)s;
+        struct ptt_req_table *req = m->total.req;
+
+        m->total = m->closed;
+        m->total.req = req;
+        req_table_copy(req, m->closed.req);
+        if (m->window_open) {
+                stats_merge_counts(&m->total, &m->window);
+                req_table_merge(req, m->window.req);
+        }
+        return &m->total;
+}
+
+double ptt_summary_ticks_to_unit(const struct ptt_summary *s, uint64_t ticks)
+{
+        if (!s->cfg.clock_hz)
+                return (double)ticks;
+        return (double)ticks * 1e9 / (double)s->cfg.clock_hz;
+}
+
+const char *ptt_summary_time_unit(const struct ptt_summary *s)
+{
+        return s->cfg.clock_hz ? "ns" : "ticks";
+}

@@ -1,0 +1,84 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# run.sh - build the libFuzzer targets listed in tests/fuzz/targets with
+# clang -fsanitize=fuzzer,address,undefined and run each for a bounded time
+# on a scratch copy of its seed corpus (the tree is never written).
+#
+# usage: run.sh [-t SECONDS] [-w WORKDIR] [-b] [TARGET...]
+#   -t  seconds per target (default 20)   -w  scratch directory (default: mktemp)
+#   -b  build only                        TARGET: names from the list (default: all)
+# Env: CLANG (default clang, then clang-14), FUZZ_CFLAGS (extra flags).
+# Prints one "PASS|FAIL NAME ..." line per target with libFuzzer's execs and
+# time; exits 0 only when every target built and ran without a finding.
+# Exit 77 when clang cannot build a libFuzzer binary here.
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+top=$(cd "$here/../.." && pwd)
+secs=20 work= build_only=0 failed=0
+while getopts "t:w:b" opt; do
+	case $opt in
+	t) secs=$OPTARG ;;
+	w) work=$OPTARG ;;
+	b) build_only=1 ;;
+	*) exit 2 ;;
+	esac
+done
+shift $((OPTIND - 1))
+
+CLANG=${CLANG:-$(command -v clang || command -v clang-14)}
+[ -n "$CLANG" ] || { echo "SKIP clang is not installed"; exit 77; }
+if [ -z "$work" ]; then
+	work=$(mktemp -d "${TMPDIR:-/tmp}/pciescope-fuzz.XXXXXX") || exit 1
+	# Kept when something failed: the crashing inputs are in it.
+	trap '[ "$failed" -eq 0 ] && rm -rf "$work"' EXIT
+fi
+mkdir -p "$work" || exit 1
+
+# Can this clang link libFuzzer with ASan and UBSan at all?
+printf '#include <stddef.h>\n#include <stdint.h>\nint LLVMFuzzerTestOneInput(const uint8_t *d, size_t n);\nint LLVMFuzzerTestOneInput(const uint8_t *d, size_t n) { (void)d; (void)n; return 0; }\n' >"$work/probe.c"
+if ! "$CLANG" -fsanitize=fuzzer,address,undefined "$work/probe.c" -o "$work/probe" 2>"$work/probe.log"; then
+	echo "SKIP $CLANG cannot build libFuzzer targets: $(head -1 "$work/probe.log")"
+	exit 77
+fi
+
+CFLAGS="-g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -I$top/collectors ${FUZZ_CFLAGS:-}"
+while read -r name sources; do
+	case $name in '#'* | '') continue ;; esac
+	if [ $# -gt 0 ]; then
+		want=0
+		for t in "$@"; do [ "$t" = "$name" ] && want=1; done
+		[ $want -eq 1 ] || continue
+	fi
+	srcs=("$here/$name.c")
+	for s in $sources; do srcs+=("$top/$s"); done
+	# shellcheck disable=SC2086 # CFLAGS is a list of flags
+	if ! "$CLANG" $CFLAGS "${srcs[@]}" -o "$work/$name" 2>"$work/$name.build.log"; then
+		echo "FAIL $name build"
+		sed 's/^/    /' "$work/$name.build.log" | head -20
+		failed=1
+		continue
+	fi
+	if [ $build_only -eq 1 ]; then
+		echo "PASS $name built"
+		continue
+	fi
+	rm -rf "$work/$name.corpus" && mkdir -p "$work/$name.corpus" "$work/$name.crash"
+	seeds=()
+	[ -d "$here/corpus/$name" ] && seeds=("$here/corpus/$name")
+	ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1} UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1} \
+		"$work/$name" -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 -max_len=4096 \
+		-print_final_stats=1 -artifact_prefix="$work/$name.crash/" \
+		"$work/$name.corpus" "${seeds[@]}" >"$work/$name.log" 2>&1
+	rc=$?
+	execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$work/$name.log" | tail -1)
+	done_line=$(grep -E '^Done [0-9]+ runs in' "$work/$name.log" | tail -1)
+	cov=$(grep -oE 'cov: [0-9]+ ft: [0-9]+ corp: [0-9]+' "$work/$name.log" | tail -1)
+	if [ $rc -eq 0 ] && [ -n "$done_line" ]; then
+		echo "PASS $name execs ${execs:-?} (${done_line#Done }) $cov"
+	else
+		echo "FAIL $name rc $rc execs ${execs:-?}; artifacts in $work/$name.crash"
+		grep -E 'ERROR|SUMMARY|runtime error|deadly signal' "$work/$name.log" | head -10 | sed 's/^/    /'
+		failed=1
+	fi
+done <"$here/targets"
+exit $failed

@@ -33,9 +33,11 @@
 #include "hisi_pcie.h"
 #include "hisi_pcie_core.h"
 #include "intel_iio.h"
+#include "ptt_capture.h"
 #include "ptt_tune.h"
 #include "hw_env.h"
 #include "pci_source.h"
+#include "perf_pmu.h"
 #include "pcie_monitor.h"
 #include "pcie_topo.h"
 #include "pcie_types.h"
@@ -63,6 +65,9 @@ static struct {
         struct intel_iio_opts iio;
         bool collect_uncore;
         bool collect_tune;
+        bool collect_trace;
+        struct ptt_capture_opts trace;
+        unsigned int max_traces;
         size_t tune_count; /* Tune lines, applied in order at init */
         struct {
                 enum ptt_knob knob;
@@ -84,6 +89,7 @@ struct collector_ops {
         void (*stop)(void *c);
         const char *(*name)(const void *c);
         size_t (*measurements)(const void *c);
+        void (*free)(void *c); /* NULL: owned elsewhere (IIO sockets) */
 };
 
 static int hisi_start(void *c, double now)
@@ -106,8 +112,12 @@ static size_t hisi_measurements(const void *c)
 {
         return hisi_pcie_core_measurements(c);
 }
-static const struct collector_ops hisi_ops = {hisi_start, hisi_tick, hisi_stop, hisi_name,
-                                              hisi_measurements};
+static void hisi_free(void *c)
+{
+        hisi_pcie_core_free(c);
+}
+static const struct collector_ops hisi_ops = {hisi_start, hisi_tick,         hisi_stop,
+                                              hisi_name,  hisi_measurements, hisi_free};
 
 static int iio_start(void *c, double now)
 {
@@ -129,8 +139,20 @@ static size_t iio_measurements(const void *c)
 {
         return intel_iio_socket_stacks(c);
 }
-static const struct collector_ops iio_ops = {iio_start, iio_tick, iio_stop, iio_name,
-                                             iio_measurements};
+static const struct collector_ops iio_ops = {iio_start, iio_tick,         iio_stop,
+                                             iio_name,  iio_measurements, NULL};
+
+/* A PTT device runs its own thread loop (ptt_thread_main); only its name
+ * and its release go through the ops. */
+static const char *ptt_name(const void *c)
+{
+        return ptt_capture_name(c);
+}
+static void ptt_free(void *c)
+{
+        ptt_capture_free(c);
+}
+static const struct collector_ops ptt_ops = {NULL, NULL, NULL, ptt_name, NULL, ptt_free};
 
 /* One collector's thread. */
 struct core_thread {
@@ -157,6 +179,7 @@ static struct {
         size_t core_count;
         struct uncore_inventory *inventory;
         struct sample_set inventory_samples; /* computed once at init */
+        struct ptt_budget *trace_budget;     /* MaxConcurrentTraces */
 } pmu_state = {.lock = PTHREAD_MUTEX_INITIALIZER};
 
 static void plugin_log_adapter(void *ctx, enum hw_log_level level, const char *msg)
@@ -266,6 +289,112 @@ static int config_stack_bus(const oconfig_item_t *ci)
         m->socket = (unsigned int)socket;
         conf.iio.map_count++;
         return 0;
+}
+
+/* The PTT trace window options; the combination is checked once the whole
+ * block is read (ptt_capture_opts_check). */
+static int config_trace(const oconfig_item_t *ci)
+{
+        struct ptt_capture_opts *t = &conf.trace;
+        double number = 0;
+
+        if (!strcasecmp(ci->key, "CollectTrace"))
+                return config_bool(ci, &conf.collect_trace);
+        if (!strcasecmp(ci->key, "TraceRootPort") || !strcasecmp(ci->key, "TraceRequester")) {
+                bool port = !strcasecmp(ci->key, "TraceRootPort");
+                size_t *count = port ? &t->root_port_count : &t->requester_count;
+                size_t max = port ? PTT_CAPTURE_MAX_PORTS : PTT_CAPTURE_MAX_REQUESTERS;
+                struct pci_addr a;
+
+                if (ci->values_num != 1 || ci->values[0].type != OCONFIG_TYPE_STRING)
+                        return config_fail(ci, "takes one BDF such as \"0000:00:10.0\"");
+                if (pci_addr_parse(ci->values[0].value.string, &a))
+                        return config_fail(ci, "not a BDF such as \"0000:00:10.0\"");
+                if (*count >= max)
+                        return config_fail(ci, "too many");
+                pci_addr_format(&a, port ? t->root_ports[*count] : t->requesters[*count]);
+                (*count)++;
+                return 0;
+        }
+        if (!strcasecmp(ci->key, "TraceType")) {
+                t->type_mask = 0;
+                for (int i = 0; i < ci->values_num; i++) {
+                        const char *v = ci->values[i].type == OCONFIG_TYPE_STRING
+                                            ? ci->values[i].value.string
+                                            : "";
+
+                        if (!strcasecmp(v, "posted"))
+                                t->type_mask |= 1;
+                        else if (!strcasecmp(v, "non-posted"))
+                                t->type_mask |= 2;
+                        else if (!strcasecmp(v, "completion"))
+                                t->type_mask |= 4;
+                        else
+                                return config_fail(ci, "takes \"posted\", \"non-posted\" and/or "
+                                                       "\"completion\"");
+                }
+                return t->type_mask ? 0 : config_fail(ci, "names no TLP type");
+        }
+        if (!strcasecmp(ci->key, "TraceDirection")) {
+                if (config_number(ci, 0, &number))
+                        return -1;
+                if (number > 3 || number != (double)(int)number)
+                        return config_fail(ci, "must be 0, 1, 2 or 3 (see the README)");
+                t->direction = (int)number;
+                return 0;
+        }
+        if (!strcasecmp(ci->key, "TraceFormat")) {
+                if (ci->values_num != 1 || ci->values[0].type != OCONFIG_TYPE_STRING)
+                        return config_fail(ci, "takes \"4DW\" or \"8DW\"");
+                if (!strcasecmp(ci->values[0].value.string, "4DW"))
+                        t->format = PTT_FORMAT_4DW;
+                else if (!strcasecmp(ci->values[0].value.string, "8DW"))
+                        t->format = PTT_FORMAT_8DW;
+                else
+                        return config_fail(ci, "takes \"4DW\" or \"8DW\"");
+                return 0;
+        }
+        if (!strcasecmp(ci->key, "TraceDuration"))
+                return config_number(ci, 0.001, &t->duration_s);
+        if (!strcasecmp(ci->key, "TracePeriod"))
+                return config_number(ci, 0.01, &t->period_s);
+        if (!strcasecmp(ci->key, "TraceBufferSize")) {
+                if (config_number(ci, 1, &number))
+                        return -1;
+                if (number > (double)(1ULL << 34))
+                        return config_fail(ci, "at most 16 GiB");
+                t->aux_bytes = (uint64_t)number;
+                return 0;
+        }
+        if (!strcasecmp(ci->key, "MaxConcurrentTraces")) {
+                if (config_number(ci, 1, &number))
+                        return -1;
+                if (number > 1024 || number != (double)(unsigned int)number)
+                        return config_fail(ci, "must be a whole number from 1 to 1024");
+                conf.max_traces = (unsigned int)number;
+                return 0;
+        }
+        if (!strcasecmp(ci->key, "TraceTimeMode")) {
+                if (ci->values_num != 1 || ci->values[0].type != OCONFIG_TYPE_STRING ||
+                    ptt_time_mode_parse(ci->values[0].value.string, &t->time_mode))
+                        return config_fail(ci, "takes \"delta\" or \"absolute\"");
+                return 0;
+        }
+        if (!strcasecmp(ci->key, "TraceClock")) {
+                if (config_number(ci, 1, &number))
+                        return -1;
+                t->clock_hz = (uint64_t)number;
+                return 0;
+        }
+        if (!strcasecmp(ci->key, "TraceTopRequesters")) {
+                if (config_number(ci, 0, &number))
+                        return -1;
+                if (number > 1000 || number != (double)(unsigned int)number)
+                        return config_fail(ci, "must be a whole number from 0 to 1000");
+                t->top_n = (unsigned int)number;
+                return 0;
+        }
+        return config_fail(ci, "unknown option");
 }
 
 /* Tune "qos_tx_p" 2: refused (not clamped) unless a known knob and 0..2. */
@@ -428,6 +557,9 @@ static int pcie_config_item(const oconfig_item_t *ci)
                 return config_bool(ci, &conf.iio.bw_out);
         if (!strcasecmp(ci->key, "IIOStackBus"))
                 return config_stack_bus(ci);
+        if (!strncasecmp(ci->key, "Trace", 5) || !strcasecmp(ci->key, "CollectTrace") ||
+            !strcasecmp(ci->key, "MaxConcurrentTraces"))
+                return config_trace(ci);
         if (!strcasecmp(ci->key, "Tune"))
                 return config_tune(ci);
         if (!strcasecmp(ci->key, "CollectTune"))
@@ -456,6 +588,15 @@ static int pcie_config(oconfig_item_t *ci)
                       conf.simulate);
                 conf.config_failed = true;
                 return -1;
+        }
+        if (conf.collect_trace) {
+                char why[256] = "";
+
+                if (ptt_capture_opts_check(&conf.trace, why, sizeof(why))) {
+                        ERROR(PLUGIN_NAME " plugin: PTT trace options: %s", why);
+                        conf.config_failed = true;
+                        return -1;
+                }
         }
         if (conf.simulate_kernel && !conf.simulate) {
                 ERROR(PLUGIN_NAME " plugin: option SimulateKernel: only with Simulate");
@@ -671,6 +812,39 @@ static void *core_thread_main(void *arg)
         return NULL;
 }
 
+/* A PTT device: ticks when the capture asks (window start, polls every
+ * few ms while a window runs, window end) and publishes its samples once
+ * per collectd interval. */
+static void *ptt_thread_main(void *arg)
+{
+        struct core_thread *ct = arg;
+        double next_publish = monotonic_now() + pmu_state.interval;
+
+        for (;;) {
+                double due = ptt_capture_next_tick(ct->core), now;
+
+                if (wait_until(due < next_publish ? due : next_publish))
+                        break;
+                now = monotonic_now();
+                if (now >= ptt_capture_next_tick(ct->core))
+                        ptt_capture_tick(ct->core, now); /* failures are counted and logged */
+                if (now < next_publish)
+                        continue;
+                sample_set_clear(&ct->work);
+                if (ptt_capture_samples(ct->core, &ct->work))
+                        WARNING(PLUGIN_NAME " plugin: %s: out of memory for its samples",
+                                ptt_capture_name(ct->core));
+                pthread_mutex_lock(&ct->lock);
+                sample_set_swap(&ct->work, &ct->published);
+                ct->generation++;
+                pthread_mutex_unlock(&ct->lock);
+                next_publish += pmu_state.interval;
+                if (now > next_publish)
+                        next_publish = now + pmu_state.interval;
+        }
+        return NULL;
+}
+
 static void pmu_stop(void)
 {
         pthread_mutex_lock(&pmu_state.lock);
@@ -682,8 +856,8 @@ static void pmu_stop(void)
 
                 if (ct->thread_started)
                         pthread_join(ct->thread, NULL);
-                if (ct->ops == &hisi_ops)
-                        hisi_pcie_core_free(ct->core);
+                if (ct->ops->free)
+                        ct->ops->free(ct->core);
                 sample_set_free(&ct->published);
                 sample_set_free(&ct->work);
                 pthread_mutex_destroy(&ct->lock);
@@ -698,17 +872,19 @@ static void pmu_stop(void)
         pmu_state.iio = NULL;
         uncore_inventory_free(pmu_state.inventory);
         pmu_state.inventory = NULL;
+        ptt_budget_free(pmu_state.trace_budget);
+        pmu_state.trace_budget = NULL;
         sample_set_free(&pmu_state.inventory_samples);
 }
 
 static void start_thread(struct core_thread *ct, const struct collector_ops *ops, void *core,
-                         const char *tname)
+                         const char *tname, void *(*thread_main)(void *))
 {
         ct->ops = ops;
         ct->core = core;
         pthread_mutex_init(&ct->lock, NULL);
         pmu_state.core_count++;
-        if (plugin_thread_create(&ct->thread, core_thread_main, ct, tname) == 0)
+        if (plugin_thread_create(&ct->thread, thread_main, ct, tname) == 0)
                 ct->thread_started = true;
         else
                 ERROR(PLUGIN_NAME " plugin: %s: cannot start its collector thread",
@@ -741,7 +917,8 @@ static int pmu_start(void)
         struct pcie_topo_opts topo_opts = {.names = false, .read_sysfs = false};
         struct pcie_topo *topo = NULL;
         pthread_condattr_t attr;
-        size_t sockets;
+        char **ptt_names = NULL;
+        size_t sockets, ptts = 0;
         int err;
 
         pthread_condattr_init(&attr);
@@ -770,14 +947,22 @@ static int pmu_start(void)
                 }
         }
         sockets = intel_iio_socket_count(pmu_state.iio);
-        if (pmu_state.pmu_count == 0 && sockets == 0) {
-                INFO(PLUGIN_NAME " plugin: no HiSilicon PCIe PMU (hisi_pcie*) and no Intel IIO "
-                                 "free-running PMU found; PMU counters off");
+        if (conf.collect_trace) {
+                int n = ptt_capture_list(&env, &ptt_names);
+
+                ptts = n > 0 ? (size_t)n : 0;
+        }
+        if (pmu_state.pmu_count == 0 && sockets == 0 && ptts == 0) {
+                INFO(PLUGIN_NAME " plugin: no HiSilicon PCIe PMU (hisi_pcie*), no PTT device "
+                                 "(hisi_ptt*) and no Intel IIO free-running PMU found; PMU "
+                                 "counters off");
+                perf_pmu_list_free(ptt_names);
                 pcie_topo_free(topo);
                 return 0;
         }
-        pmu_state.cores = calloc(pmu_state.pmu_count + sockets, sizeof(*pmu_state.cores));
+        pmu_state.cores = calloc(pmu_state.pmu_count + sockets + ptts, sizeof(*pmu_state.cores));
         if (!pmu_state.cores) {
+                perf_pmu_list_free(ptt_names);
                 pcie_topo_free(topo);
                 return -ENOMEM;
         }
@@ -795,15 +980,46 @@ static int pmu_start(void)
                         continue;
                 }
                 snprintf(tname, sizeof(tname), "pcie s%uc%u", pmu->sicl, pmu->core);
-                start_thread(&pmu_state.cores[pmu_state.core_count], &hisi_ops, core, tname);
+                start_thread(&pmu_state.cores[pmu_state.core_count], &hisi_ops, core, tname,
+                             core_thread_main);
         }
         for (size_t i = 0; i < sockets; i++) {
                 struct intel_iio_socket *sock = intel_iio_socket_at(pmu_state.iio, i);
                 char tname[16];
 
                 snprintf(tname, sizeof(tname), "pcie iio%u", intel_iio_socket_id(sock));
-                start_thread(&pmu_state.cores[pmu_state.core_count], &iio_ops, sock, tname);
+                start_thread(&pmu_state.cores[pmu_state.core_count], &iio_ops, sock, tname,
+                             core_thread_main);
         }
+        if (ptts && ptt_budget_new(conf.max_traces, &pmu_state.trace_budget)) {
+                perf_pmu_list_free(ptt_names);
+                pcie_topo_free(topo);
+                return -ENOMEM;
+        }
+        conf.trace.extra_label_name = sim ? "simulated" : NULL;
+        conf.trace.extra_label_value = sim ? sim_machine(sim)->name : NULL;
+        for (size_t i = 0; i < ptts; i++) {
+                struct ptt_capture *cap;
+                char tname[16], why[256] = "";
+
+                /* Windows are staggered over the period across devices. */
+                err = ptt_capture_new(&env, ptt_names[i], &conf.trace, pmu_state.trace_budget,
+                                      (unsigned int)i, (unsigned int)ptts, monotonic_now(), &cap,
+                                      why, sizeof(why));
+                if (err) {
+                        ERROR(PLUGIN_NAME " plugin: %s: no trace windows: %s", ptt_names[i],
+                              why[0] ? why : STRERROR(-err));
+                        continue;
+                }
+                snprintf(tname, sizeof(tname), "pcie ptt%u", (unsigned int)(i % 1000));
+                start_thread(&pmu_state.cores[pmu_state.core_count], &ptt_ops, cap, tname,
+                             ptt_thread_main);
+        }
+        if (ptts)
+                INFO(PLUGIN_NAME " plugin: PTT trace windows of %g s every %g s on %zu device(s), "
+                                 "at most %u at once",
+                     conf.trace.duration_s, conf.trace.period_s, ptts, conf.max_traces);
+        perf_pmu_list_free(ptt_names);
         pcie_topo_free(topo);
         return 0;
 }
@@ -939,6 +1155,9 @@ void module_register(void)
         intel_iio_opts_default(&conf.iio);
         conf.collect_uncore = true;
         conf.collect_tune = true;
+        conf.collect_trace = true;
+        ptt_capture_opts_default(&conf.trace);
+        conf.max_traces = 1;
         register_data_sets();
         plugin_register_complex_config(PLUGIN_NAME, pcie_config);
         plugin_register_init(PLUGIN_NAME, pcie_init);

@@ -12,6 +12,7 @@
 
 #include "hw_env.h"
 #include "pci_source.h"
+#include "sim_hisi_ptt.h"
 #include "sim_intel_iio.h"
 #include "sim_sysfs.h"
 
@@ -23,6 +24,7 @@ struct sim {
         struct sim_machine *machine;
         struct sim_pmu *pmu;
         struct sim_iio *iio; /* NULL without an Intel part */
+        struct sim_ptt *ptt; /* PTT trace devices (cores with a PTT function) */
         struct perf_ops ops; /* routes to pmu or iio */
         struct pci_source *pci;
         char root[4096];
@@ -55,6 +57,8 @@ static int parse_kernel(const char *text, enum sim_kernel *out)
 
 static const struct perf_ops *ops_of_fd(struct sim *s, int fd)
 {
+        if (s->ptt && fd >= SIM_PTT_FD_BASE)
+                return sim_ptt_ops(s->ptt);
         if (s->iio && fd >= SIM_IIO_FD_BASE)
                 return sim_iio_ops(s->iio);
         if (fd >= SIM_FD_BASE && fd < SIM_IIO_FD_BASE)
@@ -75,6 +79,9 @@ static int route_open(void *ctx, struct perf_event_attr *attr, pid_t pid, int cp
         else if (s->iio && attr->type >= SIM_IIO_TYPE_BASE &&
                  attr->type < SIM_IIO_TYPE_BASE + 0x100)
                 o = sim_iio_ops(s->iio);
+        else if (s->ptt && attr->type >= SIM_PTT_TYPE_BASE &&
+                 attr->type - SIM_PTT_TYPE_BASE < SIM_MAX_CORES)
+                o = sim_ptt_ops(s->ptt);
         if (!o)
                 return -ENOENT;
         return o->open(o->ctx, attr, pid, cpu, group_fd, flags);
@@ -110,6 +117,9 @@ static int route_munmap(void *ctx, void *addr, size_t len)
         struct sim *s = ctx;
         const struct perf_ops *o = sim_pmu_ops(s->pmu);
 
+        /* Only the trace model hands out areas (AUX and ring buffers). */
+        if (s->ptt && sim_ptt_owns(s->ptt, addr))
+                o = sim_ptt_ops(s->ptt);
         return o->munmap(o->ctx, addr, len);
 }
 
@@ -160,6 +170,8 @@ int sim_open(const char *name_or_path, const struct sim_opts *opts, struct sim *
                 goto fail;
         }
         ret = sim_sysfs_write(s->machine, s->root, SIM_PMU_TYPE_BASE, errbuf, errlen);
+        if (!ret)
+                ret = sim_ptt_sysfs_write(s->machine, s->root, SIM_PTT_TYPE_BASE, errbuf, errlen);
         if (ret)
                 goto fail;
         snprintf(s->sys, sizeof(s->sys), "%s/sys", s->root);
@@ -167,6 +179,11 @@ int sim_open(const char *name_or_path, const struct sim_opts *opts, struct sim *
         ret = sim_pmu_new(s->machine, SIM_PMU_TYPE_BASE, opts->clock, opts->clock_ctx, &s->pmu);
         if (ret) {
                 snprintf(errbuf, errlen, "cannot start the PMU model: %s", strerror(-ret));
+                goto fail;
+        }
+        ret = sim_ptt_new(s->machine, SIM_PTT_TYPE_BASE, opts->clock, opts->clock_ctx, &s->ptt);
+        if (ret) {
+                snprintf(errbuf, errlen, "cannot start the PTT model: %s", strerror(-ret));
                 goto fail;
         }
         if (s->machine->intel.present) {
@@ -199,6 +216,7 @@ void sim_close(struct sim *s)
         pci_source_close(s->pci);
         sim_pmu_free(s->pmu);
         sim_iio_free(s->iio);
+        sim_ptt_free(s->ptt);
         if (s->root[0])
                 sim_sysfs_remove(s->root);
         sim_machine_free(s->machine);
@@ -239,6 +257,11 @@ struct sim_pmu *sim_pmu(struct sim *s)
 struct sim_iio *sim_iio(struct sim *s)
 {
         return s->iio;
+}
+
+struct sim_ptt *sim_ptt(struct sim *s)
+{
+        return s->ptt;
 }
 
 const char *sim_root(const struct sim *s)

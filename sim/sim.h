@@ -18,6 +18,7 @@
 
 struct hw_env;
 struct sim_iio;
+struct sim_ptt;
 
 /* perf type of the first simulated PMU: far above the kernel's dynamic
  * types, so a real PMU is never confused with a simulated one. */
@@ -62,6 +63,8 @@ const struct sim_machine *sim_machine(const struct sim *s);
 struct sim_pmu *sim_pmu(struct sim *s);
 /* The Intel IIO model, or NULL when the machine has no Intel part. */
 struct sim_iio *sim_iio(struct sim *s);
+/* The PTT trace model (sim_hisi_ptt.h). */
+struct sim_ptt *sim_ptt(struct sim *s);
 const char *sim_root(const struct sim *s); /* the tree's top directory */
 
 /* Default directory of named machines (the installed pkgdatadir/machines). */

@@ -1,21 +1,15 @@
 #!/bin/bash
-# sanitize.sh - the PTT decoder unit tests, rebuilt with AddressSanitizer and
-# UndefinedBehaviorSanitizer (-fno-sanitize-recover: the first report fails
-# the run), pass with no report. Built in a scratch directory from the
-# sources, so the normal build is untouched.
+# sanitize.sh - every unit test, rebuilt with AddressSanitizer (with leak
+# detection) and UndefinedBehaviorSanitizer (-fno-sanitize-recover: the first
+# report fails the run), passes with no report. The tree is configured and
+# built a second time in a scratch directory with the sanitizer flags, so
+# the normal build is untouched; each tests/unit/test_* binary found there
+# is one result.
 . "$(dirname "$0")/lib.sh"
-
-# One line per unit test: NAME COLLECTORS-SOURCES... (add a line to add one).
-TESTS_AND_SOURCES='
-test_tlp collectors/tlp.c
-test_ptt_entry collectors/ptt_entry.c collectors/tlp.c
-test_ptt_summary collectors/ptt_summary.c collectors/ptt_entry.c collectors/tlp.c
-test_perf_data collectors/perf_data.c
-'
 
 CC_SAN=${CC_SAN:-$(command -v gcc || command -v clang || command -v cc)}
 [ -n "$CC_SAN" ] || skip_all "no C compiler"
-CMOCKA_FLAGS=$(pkg-config --cflags --libs cmocka 2>/dev/null) || CMOCKA_FLAGS=-lcmocka
+[ -x "$top_srcdir/configure" ] || skip_all "no configure script in $top_srcdir (run autoreconf -fi)"
 work=$(mktemp -d "${TMPDIR:-/tmp}/pciescope-san.XXXXXX") || exit 1
 trap 'rm -rf "$work"' EXIT
 
@@ -27,27 +21,43 @@ printf 'int main(void) { int a[2] = {0, 1}; return a[0]; }\n' >"$work/probe.c"
 "$work/probe" >"$work/probe.out" 2>&1 ||
 	skip_all "sanitized binaries cannot run here: $(head -1 "$work/probe.out")"
 
+mkdir "$work/build"
+cd "$work/build" || exit 1
+# A make of its own: not the flags, jobserver or TESTS of the make check
+# that runs this script.
+unset MAKEFLAGS MFLAGS MAKELEVEL TESTS
+if ! "$top_srcdir/configure" CC="$CC_SAN" CFLAGS="-g -O1 $SAN" LDFLAGS="$SAN" >configure.log 2>&1; then
+	not_ok "configure with sanitizers"
+	tail -20 configure.log | sed 's/^/# /'
+	done_testing
+	exit 1
+fi
+if ! progs=$(make -s print-check-programs 2>build.log) ||
+	! make -j"$(nproc)" $progs >>build.log 2>&1; then
+	not_ok "build with sanitizers"
+	grep -E 'error|Error' build.log | head -20 | sed 's/^/# /'
+	done_testing
+	exit 1
+fi
+
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
-while read -r name sources; do
-	[ -n "$name" ] || continue
-	srcs=("$top_srcdir/tests/unit/$name.c")
-	for s in $sources; do srcs+=("$top_srcdir/$s"); done
-	# shellcheck disable=SC2086
-	if ! "$CC_SAN" -g -O1 $SAN -Wall -I"$top_srcdir/collectors" "${srcs[@]}" $CMOCKA_FLAGS \
-		-o "$work/$name" 2>"$work/$name.build"; then
-		not_ok "asan+ubsan build: $name"
-		sed 's/^/# /' "$work/$name.build" | head -20
-		continue
-	fi
+export PCIESCOPE_MACHINE_DIR="$top_srcdir/sim/machines"
+n=0
+for t in tests/unit/test_*; do
+	[ -x "$t" ] && [ -f "$t" ] || continue
+	case $t in *.o | *.log | *.trs) continue ;; esac
+	name=$(basename "$t")
+	n=$((n + 1))
 	# The child's own TAP must not reach the driver: plain output, captured.
-	(unset CMOCKA_MESSAGE_OUTPUT; "$work/$name") >"$work/$name.log" 2>&1
+	(unset CMOCKA_MESSAGE_OUTPUT; cd "$top_srcdir" && "$work/build/$t") >"$work/$name.log" 2>&1
 	rc=$?
 	if [ $rc -eq 0 ] && ! grep -qE 'runtime error|AddressSanitizer|LeakSanitizer' "$work/$name.log"; then
-		ok "asan+ubsan: $name ($(grep -oE '[0-9]+ test\(s\) run' "$work/$name.log" | head -1))"
+		ok "asan+ubsan: $name ($(grep -oE '[0-9]+ test\(s\) run' "$work/$name.log" | tail -1))"
 	else
 		not_ok "asan+ubsan: $name (exit $rc)"
 		grep -E 'runtime error|ERROR|SUMMARY|FAILED' "$work/$name.log" | head -20 | sed 's/^/# /'
 	fi
-done <<<"$TESTS_AND_SOURCES"
+done
+check "sanitized unit tests found ($n)" [ "$n" -ge 20 ]
 done_testing

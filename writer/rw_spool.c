@@ -346,7 +346,8 @@ int rw_spool_open(const struct rw_spool_opts *o, struct rw_spool **out, char *er
                 }
         }
         closedir(d);
-        qsort(sp->segs, sp->n, sizeof(*sp->segs), cmp_seg);
+        if (sp->n) /* qsort() wants a valid pointer even for 0 elements */
+                qsort(sp->segs, sp->n, sizeof(*sp->segs), cmp_seg);
         read_cursor(sp, &cid, &coff);
         /* Segments before the cursor's were sent completely. */
         while (sp->n && sp->segs[0].id < cid) {

@@ -1,0 +1,69 @@
+#!/bin/bash
+# remote_write_pcie.sh - end to end: the pcie plugin on the simulated
+# Kunpeng 930 (PMU counters and PTT trace windows) with remote_write into
+# Debian's real Prometheus 2.42. Every pcie value arrives under its
+# Prometheus name with its labels (from the prom.* meta data), and the PTT
+# latency histogram answers histogram_quantile() consistently with the
+# plugin's own quantile gauge.
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/rw_lib.sh"
+rw_require_plugin
+[ -x "$PROMETHEUS" ] || skip_all "prometheus is not installed"
+SO="$top_builddir/plugin/.libs/pcie.so"
+[ -f "$SO" ] || skip_all "the pcie plugin was not built"
+cp "$SO" "$rw_tmp/plugins/"
+
+start_prometheus prom
+check "prometheus is up" wait_http "$prom_url/-/ready" 30
+cat >"$rw_tmp/c.conf" <<CONF
+Hostname "rwtest-host"
+BaseDir "$rw_tmp"
+PIDFile "$rw_tmp/collectd.pid"
+PluginDir "$rw_tmp/plugins"
+Interval 1
+LoadPlugin logfile
+<Plugin logfile>
+  LogLevel info
+  File "$rw_tmp/c.log"
+  PrintSeverity true
+</Plugin>
+LoadPlugin pcie
+<Plugin pcie>
+  Simulate "kunpeng930-2p"
+  MachineDirectory "$top_srcdir/sim/machines"
+  TraceDuration 0.2
+  TracePeriod 2
+  MaxConcurrentTraces 2
+</Plugin>
+LoadPlugin remote_write
+<Plugin remote_write>
+  <Endpoint "prom">
+    URL "$prom_url/api/v1/write"
+    BatchDeadline 0.5
+  </Endpoint>
+</Plugin>
+CONF
+start_collectd "$rw_tmp/c.conf"
+sleep 9
+t=$(date +%s)
+stop_collectd
+check "log: no errors" eval '! grep -q "\[error\]" "$rw_tmp/c.log"'
+
+v=$(qv "$prom_url" 'pcie_port_bandwidth_bytes_per_second{port="0000:00:00.0",direction="rx",tlp="mwr",pmu="hisi_pcie0_core0",simulated="kunpeng930-2p"}' "$t")
+check "port bandwidth arrives with its labels ($v B/s)" awk -v v="${v:-0}" 'BEGIN { exit !(v > 1e9) }'
+v=$(qv "$prom_url" 'pcie_link_width_lanes{bdf="0000:01:00.0",state="current"}' "$t")
+check "link width of 01:00.0 ($v lanes)" [ "$v" = "16" ]
+v=$(qv "$prom_url" 'count(pcie_ptt_completion_latency_seconds_bucket{pmu="hisi_ptt0_0",completion="last"})' "$t")
+check "the PTT latency histogram has its buckets ($v series)" [ "${v:-0}" -ge 20 ]
+hq=$(qv "$prom_url" 'histogram_quantile(0.5, sum by (le) (pcie_ptt_completion_latency_seconds_bucket{pmu="hisi_ptt0_0",completion="last"}))' "$t")
+p50=$(qv "$prom_url" 'pcie_ptt_completion_latency_quantile_seconds{pmu="hisi_ptt0_0",completion="last",quantile="0.5"}' "$t")
+check "histogram_quantile(0.5) = $hq s agrees with the plugin's p50 $p50 s within a bucket (x2)" \
+	awk -v a="${hq:-0}" -v b="${p50:-0}" 'BEGIN { exit !(a > 0 && b > 0 && a <= 2 * b && b <= 2 * a) }'
+c=$(qv "$prom_url" 'pcie_ptt_completion_latency_seconds_count{pmu="hisi_ptt0_0",completion="last"}' "$t")
+inf=$(qv "$prom_url" 'pcie_ptt_completion_latency_seconds_bucket{pmu="hisi_ptt0_0",completion="last",le="+Inf"}' "$t")
+check "_count ($c) = the +Inf bucket ($inf)" [ -n "$c" ] && [ "$c" = "$inf" ]
+v=$(qv "$prom_url" 'sum(pcie_ptt_tlps_total{pmu="hisi_ptt0_0"})' "$t")
+check "PTT TLP counters arrive ($v TLPs)" awk -v v="${v:-0}" 'BEGIN { exit !(v > 0) }'
+v=$(qv "$prom_url" 'pcie_simulation_info{machine="kunpeng930-2p"}' "$t")
+check "the simulation is said in the data too (pcie_simulation_info $v)" [ "$v" = "1" ]
+done_testing

@@ -54,12 +54,13 @@ const char *ptt_dir_name(enum ptt_dir dir)
 
 /* ---- histograms ---- */
 
-static unsigned int log2_floor(uint64_t v)
+static inline unsigned int log2_floor(uint64_t v)
 {
         return 63u - (unsigned int)__builtin_clzll(v);
 }
 
-unsigned int ptt_hist_bucket_index(uint64_t value)
+/* Inline versions of the public functions: the per-entry path uses them. */
+static inline unsigned int hist_bucket_index(uint64_t value)
 {
         unsigned int k;
 
@@ -72,6 +73,22 @@ unsigned int ptt_hist_bucket_index(uint64_t value)
          * the sub-bucket within the octave. */
         return PTT_HIST_SUB + (k - PTT_HIST_SUB_BITS) * PTT_HIST_SUB +
                (unsigned int)((value >> (k - PTT_HIST_SUB_BITS)) & (PTT_HIST_SUB - 1));
+}
+
+static inline void hist_add(struct ptt_hist *h, uint64_t value)
+{
+        uint64_t sum;
+
+        h->bucket[hist_bucket_index(value)]++;
+        h->count++;
+        h->sum = __builtin_add_overflow(h->sum, value, &sum) ? UINT64_MAX : sum;
+        if (value > h->max)
+                h->max = value;
+}
+
+unsigned int ptt_hist_bucket_index(uint64_t value)
+{
+        return hist_bucket_index(value);
 }
 
 uint64_t ptt_hist_bucket_le(unsigned int i)
@@ -89,11 +106,7 @@ uint64_t ptt_hist_bucket_le(unsigned int i)
 
 void ptt_hist_add(struct ptt_hist *h, uint64_t value)
 {
-        h->bucket[ptt_hist_bucket_index(value)]++;
-        h->count++;
-        h->sum = h->sum + value < h->sum ? UINT64_MAX : h->sum + value;
-        if (value > h->max)
-                h->max = value;
+        hist_add(h, value);
 }
 
 uint64_t ptt_hist_cumulative(const struct ptt_hist *h, unsigned int i)
@@ -142,15 +155,22 @@ uint32_t ptt_payload_bucket_le(unsigned int i)
         return 4u << (i - 1);
 }
 
+/*
+ * Bucket i >= 1 holds (2^i, 2^(i+1)] bytes: i = ceil(log2(bytes)) - 1, with
+ * 1..4 bytes in bucket 1 (the | 3). A TLP carries at most 4096 bytes, so
+ * the per-entry path needs no cap (bucket 11 at most); the public function
+ * caps any other value.
+ */
+static inline unsigned int payload_bucket(uint32_t bytes)
+{
+        return bytes ? 31u - (unsigned int)__builtin_clz((bytes - 1) | 3u) : 0;
+}
+
 unsigned int ptt_payload_bucket_index(uint32_t bytes)
 {
-        unsigned int up;
+        unsigned int i = payload_bucket(bytes);
 
-        if (bytes <= 4)
-                return bytes ? 1 : 0;
-        /* Bucket i holds (2^i, 2^(i+1)] bytes: i = ceil(log2(bytes)) - 1. */
-        up = 32u - (unsigned int)__builtin_clz(bytes - 1);
-        return up - 1 < PTT_PAYLOAD_BUCKETS - 1 ? up - 1 : PTT_PAYLOAD_BUCKETS - 1;
+        return i < PTT_PAYLOAD_BUCKETS - 1 ? i : PTT_PAYLOAD_BUCKETS - 1;
 }
 
 /* ---- per-requester table ---- */
@@ -205,7 +225,7 @@ static void req_table_reset(struct ptt_req_table *t)
         t->n = 0;
 }
 
-static struct req_slot *req_table_get(struct ptt_req_table *t, uint16_t id)
+static inline struct req_slot *req_table_get(struct ptt_req_table *t, uint16_t id)
 {
         unsigned int at = t->index[id];
 
@@ -218,7 +238,7 @@ static struct req_slot *req_table_get(struct ptt_req_table *t, uint16_t id)
         return &t->slot[t->n - 1];
 }
 
-static void count_add(struct ptt_count *c, uint32_t bytes)
+static inline void count_add(struct ptt_count *c, uint32_t bytes)
 {
         c->tlps++;
         c->payload_bytes += bytes;
@@ -338,21 +358,21 @@ struct pending_table {
         unsigned int n, limit;
 };
 
-static uint32_t match_key(uint16_t requester_id, uint16_t tag)
+static inline uint32_t match_key(uint16_t requester_id, uint16_t tag)
 {
         return ((uint32_t)requester_id << 10 | (tag & 0x3ffu)) + 1;
 }
 
-static uint32_t home_of(const struct pending_table *p, uint32_t key1)
+static inline uint32_t home_of(const struct pending_table *p, uint32_t key1)
 {
         return (key1 * 0x9e3779b1u) >> p->shift;
 }
 
-static uint32_t pending_find(const struct pending_table *p, uint32_t key1)
+static inline uint32_t pending_find(const struct pending_table *p, uint32_t key1)
 {
         uint32_t i = home_of(p, key1);
 
-        /* Terminates: the table is never full (n <= limit < size / 2). */
+        /* Terminates: the table is never full (n <= limit <= size / 2). */
         while (p->e[i].key1 && p->e[i].key1 != key1)
                 i = (i + 1) & p->mask;
         return i;
@@ -460,6 +480,14 @@ static void stats_zero(struct ptt_stats *st)
 
 /* ---- the summariser ---- */
 
+/* The time base of the current window (see advance_time()). */
+struct time_base {
+        bool have_time;
+        uint32_t prev_time;
+        unsigned int prev_bits;
+        uint64_t now; /* ticks since the window's first entry */
+};
+
 /*
  * Every entry is counted once, into the current window. Closing a window
  * adds it to `closed`; the total the caller reads is closed + the open
@@ -474,12 +502,8 @@ struct ptt_summary {
         bool match_on[2];
         uint8_t dir_of[2][3][2];
 
-        /* Time base of the current window. */
-        bool have_time;
         bool window_open; /* entries counted since the last window end */
-        uint32_t prev_time;
-        unsigned int prev_bits;
-        uint64_t now; /* ticks since the window's first entry */
+        struct time_base tb;
 };
 
 static enum ptt_dir direction_of(const struct ptt_summary *s, enum ptt_format fmt,
@@ -548,7 +572,10 @@ struct ptt_summary *ptt_summary_new(const struct ptt_summary_config *cfg)
                 s->cfg.max_requesters = PTT_SUMMARY_DEFAULT_REQUESTERS;
         if (!s->cfg.max_outstanding)
                 s->cfg.max_outstanding = PTT_SUMMARY_DEFAULT_OUTSTANDING;
-        while (size < 2 * (size_t)s->cfg.max_outstanding + 2) {
+        /* At most half full: probes stay short, and at the default 4096
+         * outstanding the table is 128 KiB (a quarter full it was 256 KiB,
+         * twice the L2 traffic for the same probes). */
+        while (size < 2 * (size_t)s->cfg.max_outstanding) {
                 size *= 2;
                 bits++;
         }
@@ -604,17 +631,18 @@ static void count_unanswered(struct ptt_summary *s, const struct pending *p, boo
  * Make room by expiring the older half by age: every entry at least half as
  * old as the oldest goes. That always frees the oldest entry, so an insert
  * never fails, and a steady stream of unanswerable requests (completions the
- * setting does not record) costs O(1) amortised.
+ * setting does not record) costs O(1) amortised. Rare: kept out of line so
+ * the per-entry path stays small.
  */
-static void pending_expire(struct ptt_summary *s)
+static __attribute__((noinline)) void pending_expire(struct ptt_summary *s, uint64_t now)
 {
         struct pending_table *p = &s->pend;
         uint64_t oldest = 0, cut;
         struct pending *tmp;
 
         for (uint32_t i = 0; i <= p->mask; i++)
-                if (p->e[i].key1 && s->now - p->e[i].t_req > oldest)
-                        oldest = s->now - p->e[i].t_req;
+                if (p->e[i].key1 && now - p->e[i].t_req > oldest)
+                        oldest = now - p->e[i].t_req;
         cut = oldest / 2 + (oldest & 1);
         memset(p->scratch, 0, ((size_t)p->mask + 1) * sizeof(*p->scratch));
         tmp = p->e;
@@ -627,7 +655,7 @@ static void pending_expire(struct ptt_summary *s)
 
                 if (!old->key1)
                         continue;
-                if (s->now - old->t_req >= cut) {
+                if (now - old->t_req >= cut) {
                         count_unanswered(s, old, true);
                         continue;
                 }
@@ -637,32 +665,36 @@ static void pending_expire(struct ptt_summary *s)
         }
 }
 
-static void on_request(struct ptt_summary *s, const struct tlp_brief *t)
+/* A non-posted request: remember it by ID + tag. Always inlined, as count_tlp(). */
+static inline __attribute__((always_inline)) void
+on_request(struct ptt_summary *s, const struct tlp_brief *t, uint64_t now)
 {
         uint32_t key1 = match_key(t->requester_id, t->tag);
         uint32_t at = pending_find(&s->pend, key1);
+        struct pending *p = &s->pend.e[at];
 
         s->window.match.requests++;
-        if (s->pend.e[at].key1) {
+        if (p->key1) {
                 /* The old request never saw its (last) completion. */
                 s->window.match.tag_reuse++;
-                count_unanswered(s, &s->pend.e[at], false);
-                s->pend.e[at].first_seen = false;
-                s->pend.e[at].t_req = s->now;
+                count_unanswered(s, p, false);
+                p->first_seen = false;
+                p->t_req = now;
                 return;
         }
         if (s->pend.n >= s->pend.limit) {
-                pending_expire(s);
-                at = pending_find(&s->pend, key1);
+                pending_expire(s, now);
+                p = &s->pend.e[pending_find(&s->pend, key1)];
         }
-        s->pend.e[at].key1 = key1;
-        s->pend.e[at].first_seen = false;
-        s->pend.e[at].t_req = s->now;
+        p->key1 = key1;
+        p->first_seen = false;
+        p->t_req = now;
         s->pend.n++;
 }
 
 /* Returns whether the completion answered a recorded request. */
-static bool on_completion(struct ptt_summary *s, const struct tlp_brief *t)
+static inline __attribute__((always_inline)) bool
+on_completion(struct ptt_summary *s, const struct tlp_brief *t, uint64_t now)
 {
         uint32_t at = pending_find(&s->pend, match_key(t->requester_id, t->tag));
         struct pending *p = &s->pend.e[at];
@@ -674,40 +706,44 @@ static bool on_completion(struct ptt_summary *s, const struct tlp_brief *t)
                 st->match.unmatched_completions++;
                 return false;
         }
-        latency = s->now - p->t_req;
+        latency = now - p->t_req;
         if (!p->first_seen) {
                 p->first_seen = true;
                 st->match.matched_first++;
-                ptt_hist_add(&st->lat_first, latency);
+                hist_add(&st->lat_first, latency);
         }
         if (t->last) {
                 st->match.matched_last++;
-                ptt_hist_add(&st->lat_last, latency);
+                hist_add(&st->lat_last, latency);
                 pending_delete(&s->pend, at);
         }
         return true;
 }
 
-/* Advance the window's tick count by this entry's Time (see the header). */
-static void advance_time(struct ptt_summary *s, uint32_t time, unsigned int time_bits)
+/*
+ * Advance the window's tick count by this entry's Time (see the header).
+ * Inline, on a time base the feed loops keep in registers: every entry
+ * takes it, and through memory it would be a store-to-load chain from each
+ * entry to the next.
+ */
+static inline void advance_time(struct time_base *tb, enum ptt_time_mode mode, uint32_t time,
+                                unsigned int time_bits)
 {
-        uint64_t wrap_mask;
+        uint32_t wrap_mask = time_bits >= 32 ? 0xffffffffu : (1u << time_bits) - 1;
 
-        if (!s->have_time || time_bits != s->prev_bits) {
+        if (!tb->have_time || time_bits != tb->prev_bits) {
                 /* The first entry (or a change of width) only sets the base:
                  * its delta is from an entry we never saw. */
-                s->have_time = true;
-                s->prev_time = time;
-                s->prev_bits = time_bits;
+                tb->have_time = true;
+                tb->prev_time = time;
+                tb->prev_bits = time_bits;
                 return;
         }
-        if (s->cfg.time_mode == PTT_TIME_DELTA) {
-                s->now += time;
-        } else {
-                wrap_mask = time_bits >= 32 ? 0xffffffffu : (1u << time_bits) - 1;
-                s->now += (uint64_t)((time - s->prev_time) & wrap_mask);
-        }
-        s->prev_time = time;
+        if (mode == PTT_TIME_DELTA)
+                tb->now += time;
+        else
+                tb->now += (uint64_t)((time - tb->prev_time) & wrap_mask);
+        tb->prev_time = time;
 }
 
 static enum ptt_dir direction_of(const struct ptt_summary *s, enum ptt_format fmt,
@@ -738,45 +774,32 @@ static enum ptt_dir direction_of(const struct ptt_summary *s, enum ptt_format fm
         }
 }
 
-static void count_tlp(struct ptt_summary *s, const struct tlp_brief *t, enum ptt_dir dir)
+/*
+ * Count one decoded TLP of format @f8 (1: 8DW) seen at tick @now: match it,
+ * then add it to the window's mix, payload histogram and its requester's
+ * row. The caller counts cov.tlps and match.enabled (per buffer in the feed
+ * loops). This is the per-entry path: always inlined, so each feed loop
+ * gets its own copy with the format constant (at -O2 GCC would otherwise
+ * call it, with its three callers, and keep everything in memory).
+ */
+static inline __attribute__((always_inline)) void
+count_tlp(struct ptt_summary *s, const struct tlp_brief *t, unsigned int f8, uint64_t now)
 {
         struct ptt_stats *st = &s->window;
         struct req_slot *slot = req_table_get(st->req, t->requester_id);
+        bool answered = false;
+        unsigned int dir;
 
-        st->cov.tlps++;
-        count_add(&st->by_kind[dir][t->kind], t->payload_bytes);
-        st->payload_hist[dir][ptt_payload_bucket_index(t->payload_bytes)]++;
-        count_add(&slot->by_kind[dir][t->kind], t->payload_bytes);
-}
-
-/*
- * The one path every entry takes, from its fields: the time, the header
- * dwords DW0-DW2 (DW3 holds only address bits, which no summary uses) and
- * the 8DW prefix. Returns whether a TLP was counted.
- */
-static bool count_entry(struct ptt_summary *s, enum ptt_format fmt, uint32_t time,
-                        unsigned int time_bits, const uint32_t *hdr, uint32_t prefix)
-{
-        struct ptt_stats *st = &s->window;
-        struct tlp_brief t;
-        bool matching, answered = false;
-
-        advance_time(s, time, time_bits);
-        /* A non-zero 8DW prefix dword must be a prefix (Fmt 100), as in
-         * ptt_entry_tlp(). */
-        if ((prefix && prefix >> 29 != TLP_FMT_PREFIX) ||
-            tlp_decode_brief(hdr[0], hdr[1], hdr[2], &t)) {
-                st->cov.unknown_tlp++;
-                return false;
+        if (s->match_on[f8]) {
+                if (t->cls == TLP_CLASS_NON_POSTED)
+                        on_request(s, t, now);
+                else if (t->cls == TLP_CLASS_COMPLETION)
+                        answered = on_completion(s, t, now);
         }
-        matching = s->match_on[fmt == PTT_FORMAT_8DW];
-        st->match.enabled |= matching;
-        if (matching && t.cls == TLP_CLASS_NON_POSTED)
-                on_request(s, &t);
-        else if (matching && t.cls == TLP_CLASS_COMPLETION)
-                answered = on_completion(s, &t);
-        count_tlp(s, &t, (enum ptt_dir)s->dir_of[fmt == PTT_FORMAT_8DW][t.cls][answered]);
-        return true;
+        dir = s->dir_of[f8][t->cls][answered];
+        count_add(&st->by_kind[dir][t->kind], t->payload_bytes);
+        st->payload_hist[dir][payload_bucket(t->payload_bytes)]++;
+        count_add(&slot->by_kind[dir][t->kind], t->payload_bytes);
 }
 
 /* Counting after a window's end starts the next window (the closed one is
@@ -792,13 +815,25 @@ static void ensure_open(struct ptt_summary *s)
 void ptt_summary_add_entry(struct ptt_summary *s, const struct ptt_entry *e)
 {
         struct ptt_coverage *cov = &s->window.cov;
+        unsigned int f8 = e->format == PTT_FORMAT_8DW;
+        uint32_t prefix = f8 ? e->prefix : 0;
+        struct tlp_brief t;
 
         ensure_open(s);
-        count_entry(s, e->format, e->time, e->time_bits, e->hdr,
-                    e->format == PTT_FORMAT_8DW ? e->prefix : 0);
+        advance_time(&s->tb, s->cfg.time_mode, e->time, e->time_bits);
+        /* A non-zero 8DW prefix dword must be a prefix (Fmt 100), as in
+         * ptt_entry_tlp(). */
+        if ((prefix && prefix >> 29 != TLP_FMT_PREFIX) ||
+            tlp_decode_brief(e->hdr[0], e->hdr[1], e->hdr[2], &t)) {
+                cov->unknown_tlp++;
+        } else {
+                count_tlp(s, &t, f8, s->tb.now);
+                cov->tlps++;
+                s->window.match.enabled |= s->match_on[f8];
+        }
         cov->entries++;
-        cov->by_format[e->format == PTT_FORMAT_8DW]++;
-        cov->ticks = s->now;
+        cov->by_format[f8]++;
+        cov->ticks = s->tb.now;
 }
 
 static uint32_t get32(const uint8_t *p)
@@ -806,69 +841,110 @@ static uint32_t get32(const uint8_t *p)
         return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
 }
 
+/* What a feed loop counted in one buffer, added to the coverage once. */
+struct feed_tally {
+        size_t tlps, empty, bad, unknown;
+};
+
 /*
- * Decode one slot in place. Same results as ptt_entry_decode() (the unit
- * tests and the fuzz target compare them), without building the full entry.
- * Returns 1 for an entry, 0 for an all-zero slot, -1 for a bad one.
+ * The 4DW loop. Same results as ptt_entry_decode() + add_entry (the unit
+ * tests and the fuzz target compare them), without building the entry: the
+ * PTT DW0 holds Fmt[1:0], Type, T9, T8 and Length at other positions than
+ * PCIe DW0, and its bits [31:25] are exactly Fmt << 5 | Type (Fmt[2] is
+ * never set), so the fields go to the decoder without a remap. DW3 holds
+ * only address bits, which no summary uses.
  */
-static int feed_slot(struct ptt_summary *s, const uint8_t *p, enum ptt_format fmt)
+static void feed_4dw(struct ptt_summary *s, const uint8_t *p, size_t slots, struct feed_tally *n)
 {
-        uint32_t hdr[3], d0 = get32(p);
+        struct time_base tb = s->tb;
+        enum ptt_time_mode mode = s->cfg.time_mode;
 
-        if (fmt == PTT_FORMAT_4DW) {
-                uint32_t d3 = get32(p + 12);
+        for (size_t i = 0; i < slots; i++, p += PTT_ENTRY_4DW_BYTES) {
+                uint32_t d0 = get32(p), d1 = get32(p + 4), d2 = get32(p + 8);
+                struct tlp_brief t;
 
-                hdr[1] = get32(p + 4);
-                hdr[2] = get32(p + 8);
-                if (!(d0 | hdr[1] | hdr[2] | d3))
-                        return 0;
-                /* Fmt[1:0], Type, T9, T8, TH and Length back to PCIe DW0. */
-                hdr[0] = (d0 >> 30) << 29 | ((d0 >> 25) & 0x1f) << 24 | ((d0 >> 24) & 1) << 23 |
-                         ((d0 >> 23) & 1) << 19 | ((d0 >> 22) & 1) << 16 | ((d0 >> 11) & 0x3ff);
-                return count_entry(s, fmt, d0 & 0x7ff, PTT_4DW_TIME_BITS, hdr, 0) ? 1 : 2;
+                if (!(d0 | d1 | d2 | get32(p + 12))) {
+                        n->empty++;
+                        continue;
+                }
+                advance_time(&tb, mode, d0 & 0x7ff, PTT_4DW_TIME_BITS);
+                if (tlp_decode_brief_fields(d0 >> 25, (d0 >> 11) & 0x3ff, (d0 >> 23) & 3, d1, d2,
+                                            &t)) {
+                        n->unknown++;
+                        continue;
+                }
+                count_tlp(s, &t, 0, tb.now);
+                n->tlps++;
         }
-        if ((d0 & PTT_8DW_MARKER) != PTT_8DW_MARKER) {
-                for (unsigned int i = 4; i < PTT_ENTRY_8DW_BYTES; i += 4)
-                        d0 |= get32(p + i);
-                return d0 ? -1 : 0;
+        s->tb = tb;
+}
+
+/* The 8DW loop: the header dwords are stored as PCIe draws them. */
+static void feed_8dw(struct ptt_summary *s, const uint8_t *p, size_t slots, struct feed_tally *n)
+{
+        struct time_base tb = s->tb;
+        enum ptt_time_mode mode = s->cfg.time_mode;
+
+        for (size_t i = 0; i < slots; i++, p += PTT_ENTRY_8DW_BYTES) {
+                uint32_t d0 = get32(p), prefix;
+                struct tlp_brief t;
+
+                if ((d0 & PTT_8DW_MARKER) != PTT_8DW_MARKER) {
+                        for (unsigned int k = 4; k < PTT_ENTRY_8DW_BYTES; k += 4)
+                                d0 |= get32(p + k);
+                        n->empty += !d0;
+                        n->bad += !!d0;
+                        continue;
+                }
+                advance_time(&tb, mode, get32(p + 28), PTT_8DW_TIME_BITS);
+                /* A non-zero prefix dword must be a prefix (Fmt 100), as in
+                 * ptt_entry_tlp(). */
+                prefix = get32(p + 4);
+                if ((prefix && prefix >> 29 != TLP_FMT_PREFIX) ||
+                    tlp_decode_brief(get32(p + 8), get32(p + 12), get32(p + 16), &t)) {
+                        n->unknown++;
+                        continue;
+                }
+                count_tlp(s, &t, 1, tb.now);
+                n->tlps++;
         }
-        hdr[0] = get32(p + 8);
-        hdr[1] = get32(p + 12);
-        hdr[2] = get32(p + 16);
-        return count_entry(s, fmt, get32(p + 28), PTT_8DW_TIME_BITS, hdr, get32(p + 4)) ? 1 : 2;
+        s->tb = tb;
 }
 
 size_t ptt_summary_feed_format(struct ptt_summary *s, const uint8_t *buf, size_t len,
                                enum ptt_format fmt)
 {
-        size_t size = ptt_format_entry_size(fmt), off = 0, counted = 0, slots = 0;
-        size_t empty = 0, bad = 0;
-        struct ptt_coverage *cov;
+        struct feed_tally n = {0, 0, 0, 0};
+        size_t size, slots;
+        struct ptt_stats *st;
 
         if (fmt != PTT_FORMAT_8DW)
                 fmt = PTT_FORMAT_4DW;
         if (!buf)
                 len = 0;
+        size = ptt_format_entry_size(fmt);
+        /* Whole entries only: at most len / 16 iterations whatever the
+         * bytes say. */
+        slots = len / size;
         ensure_open(s);
-        /* One slot per iteration, each consuming a full entry: at most
-         * len / 16 iterations whatever the bytes say. */
-        for (; len - off >= size; off += size, slots++) {
-                int ret = feed_slot(s, buf + off, fmt);
-
-                counted += ret == 1;
-                empty += ret == 0;
-                bad += ret < 0;
-        }
-        cov = &s->window.cov;
-        cov->buffers++;
-        cov->bytes += len;
-        cov->entries += slots;
-        cov->empty += empty;
-        cov->malformed += bad;
-        cov->by_format[fmt] += slots - empty - bad;
-        cov->tail_bytes += len - off;
-        cov->ticks = s->now;
-        return counted;
+        if (fmt == PTT_FORMAT_8DW)
+                feed_8dw(s, buf, slots, &n);
+        else
+                feed_4dw(s, buf, slots, &n);
+        st = &s->window;
+        st->cov.buffers++;
+        st->cov.bytes += len;
+        st->cov.entries += slots;
+        st->cov.tlps += n.tlps;
+        st->cov.empty += n.empty;
+        st->cov.malformed += n.bad;
+        st->cov.unknown_tlp += n.unknown;
+        st->cov.by_format[fmt] += slots - n.empty - n.bad;
+        st->cov.tail_bytes += len - slots * size;
+        st->cov.ticks = s->tb.now;
+        if (n.tlps && s->match_on[fmt == PTT_FORMAT_8DW])
+                st->match.enabled = true;
+        return n.tlps;
 }
 
 size_t ptt_summary_feed(struct ptt_summary *s, const uint8_t *buf, size_t len)
@@ -907,7 +983,7 @@ static void break_stream(struct ptt_summary *s)
                 p->e[i].key1 = 0;
         }
         p->n = 0;
-        s->have_time = false;
+        s->tb.have_time = false;
 }
 
 void ptt_summary_note_gap(struct ptt_summary *s)
@@ -924,7 +1000,7 @@ void ptt_summary_window_end(struct ptt_summary *s)
         break_stream(s);
         stats_merge_counts(&s->closed, &s->window);
         req_table_merge(s->closed.req, s->window.req);
-        s->now = 0;
+        s->tb.now = 0;
         s->window_open = false;
 }
 

@@ -187,6 +187,41 @@ extern const uint8_t tlp_kind_table[256];
 extern const uint8_t tlp_class_table[TLP_KIND_COUNT];
 
 /*
+ * tlp_decode_brief_fields - the core of tlp_decode_brief() on the DW0 fields
+ * it uses, already extracted: @fmt_type = Fmt << 5 | Type, @length the
+ * 10-bit Length field, @tag_hi = T9 << 1 | T8. A PTT 4DW entry stores these
+ * fields at other bit positions than PCIe DW0; taking them separately lets
+ * the summariser decode such an entry without rebuilding DW0 first.
+ */
+static inline int tlp_decode_brief_fields(unsigned int fmt_type, unsigned int length,
+                                          unsigned int tag_hi, uint32_t dw1, uint32_t dw2,
+                                          struct tlp_brief *out)
+{
+        unsigned int kind = tlp_kind_table[fmt_type & 0xff], has_data = (fmt_type >> 6) & 1;
+        uint32_t ids = dw1;
+
+        if (kind == TLP_UNKNOWN) {
+                *out = (struct tlp_brief){.kind = TLP_UNKNOWN};
+                return -EBADMSG;
+        }
+        out->kind = (uint8_t)kind;
+        out->cls = tlp_class_table[kind];
+        /* Length 0 encodes 1024 DW: ((length - 1) & 0x3ff) + 1 without a branch. */
+        out->payload_bytes = has_data ? ((((length & 0x3ffu) - 1) & 0x3ffu) + 1) * 4u : 0;
+        out->last = false;
+        if (out->cls == TLP_CLASS_COMPLETION) {
+                unsigned int bc = dw1 & 0xfff;
+
+                ids = dw2;
+                out->last = !has_data || ((dw1 >> 13) & 7) != TLP_CPL_SC ||
+                            (bc ? bc : 4096u) <= out->payload_bytes - (dw2 & 3u);
+        }
+        out->requester_id = (uint16_t)(ids >> 16);
+        out->tag = (uint16_t)((tag_hi & 3u) << 8 | ((ids >> 8) & 0xff));
+        return 0;
+}
+
+/*
  * tlp_decode_brief - the fast path of tlp_decode() for one header without
  * prefixes: kind, class, requester ID and 10-bit tag (from DW2 for
  * completions), payload bytes and whether a completion is the last one (the
@@ -197,28 +232,8 @@ extern const uint8_t tlp_class_table[TLP_KIND_COUNT];
  */
 static inline int tlp_decode_brief(uint32_t dw0, uint32_t dw1, uint32_t dw2, struct tlp_brief *out)
 {
-        unsigned int fmt = dw0 >> 29, len = dw0 & 0x3ff, kind = tlp_kind_table[dw0 >> 24];
-        uint32_t ids = dw1;
-
-        if (kind == TLP_UNKNOWN) {
-                *out = (struct tlp_brief){.kind = TLP_UNKNOWN};
-                return -EBADMSG;
-        }
-        out->kind = (uint8_t)kind;
-        out->cls = tlp_class_table[kind];
-        out->payload_bytes = (fmt & 2) ? (len ? len : 1024) * 4u : 0;
-        out->last = false;
-        if (out->cls == TLP_CLASS_COMPLETION) {
-                unsigned int bc = dw1 & 0xfff;
-
-                ids = dw2;
-                out->last = !(fmt & 2) || ((dw1 >> 13) & 7) != TLP_CPL_SC ||
-                            (bc ? bc : 4096u) <= out->payload_bytes - (dw2 & 3u);
-        }
-        out->requester_id = (uint16_t)(ids >> 16);
-        out->tag =
-            (uint16_t)(((dw0 >> 23) & 1) << 9 | ((dw0 >> 19) & 1) << 8 | ((ids >> 8) & 0xff));
-        return 0;
+        return tlp_decode_brief_fields(dw0 >> 24, dw0 & 0x3ff,
+                                       ((dw0 >> 23) & 1) << 1 | ((dw0 >> 19) & 1), dw1, dw2, out);
 }
 
 /* "MRd", "CplD", ...; "unknown" for TLP_UNKNOWN or out of range. */

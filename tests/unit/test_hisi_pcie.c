@@ -26,27 +26,10 @@
 #include "perf_group.h"
 #include "sample_set.h"
 #include "sim.h"
+#include "support.h"
 
 #define MACHINES     TOP_SRCDIR "/sim/machines"
 #define TEST_MACHINE TOP_SRCDIR "/tests/fixtures/machines/pmu-test.json"
-
-static double fake_now;
-
-static double fake_clock(void *ctx)
-{
-        (void)ctx;
-        return fake_now;
-}
-
-static char log_text[8192];
-
-static void capture_log(void *ctx, enum hw_log_level level, const char *msg)
-{
-        size_t len = strlen(log_text);
-
-        (void)ctx, (void)level;
-        snprintf(log_text + len, sizeof(log_text) - len, "%s\n", msg);
-}
 
 struct world {
         struct sim *sim;

@@ -27,26 +27,9 @@
 #include "sample_set.h"
 #include "sim.h"
 #include "sim_intel_iio.h"
+#include "support.h"
 
 #define MACHINES TOP_SRCDIR "/sim/machines"
-
-static double fake_now;
-
-static double fake_clock(void *ctx)
-{
-        (void)ctx;
-        return fake_now;
-}
-
-static char log_text[16384];
-
-static void capture_log(void *ctx, enum hw_log_level level, const char *msg)
-{
-        size_t len = strlen(log_text);
-
-        (void)ctx, (void)level;
-        snprintf(log_text + len, sizeof(log_text) - len, "%s\n", msg);
-}
 
 struct world {
         struct sim *sim;

@@ -28,6 +28,7 @@
 #include "sample_set.h"
 #include "sim.h"
 #include "sim_hisi_ptt.h"
+#include "support.h"
 
 #define MACHINES TOP_SRCDIR "/sim/machines"
 
@@ -35,24 +36,6 @@
 #define CORE_CX7  0 /* hisi_ptt0_0: one x16 port, a busy dual-port NIC */
 #define CORE_NVME 1 /* hisi_ptt0_1: four x4 bays */
 #define CORE_PEX  2 /* hisi_ptt0_2: a switch with 4 NVMe */
-
-static double fake_now;
-
-static double fake_clock(void *ctx)
-{
-        (void)ctx;
-        return fake_now;
-}
-
-static char log_text[8192];
-
-static void capture_log(void *ctx, enum hw_log_level level, const char *msg)
-{
-        size_t len = strlen(log_text);
-
-        (void)ctx, (void)level;
-        snprintf(log_text + len, sizeof(log_text) - len, "%s\n", msg);
-}
 
 struct world {
         struct sim *sim;

@@ -22,18 +22,9 @@
 #include "hw_env.h"
 #include "ptt_tune.h"
 #include "sample_set.h"
+#include "support.h"
 
 static char root[64];
-static char log_text[4096];
-
-static void capture_log(void *ctx, enum hw_log_level level, const char *msg)
-{
-        size_t len = strlen(log_text);
-
-        (void)ctx, (void)level;
-        snprintf(log_text + len, sizeof(log_text) - len, "%s\n", msg);
-}
-
 static void put(const char *rel, const char *text)
 {
         char path[512], dir[600];

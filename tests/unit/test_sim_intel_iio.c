@@ -26,19 +26,12 @@
 #include "sim.h"
 #include "sim_intel_iio.h"
 #include "sim_sysfs.h"
+#include "support.h"
 
 #define MACHINES TOP_SRCDIR "/sim/machines"
 #define FR       "sys/bus/event_source/devices/uncore_iio_free_running_"
 #define PROG     "sys/bus/event_source/devices/uncore_iio_"
 #define DISC0    "sys/bus/pci/devices/0000:7e:00.1/"
-
-static double fake_now;
-
-static double fake_clock(void *ctx)
-{
-        (void)ctx;
-        return fake_now;
-}
 
 struct world {
         struct sim *sim;

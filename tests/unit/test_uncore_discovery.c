@@ -27,6 +27,7 @@
 #include "sample_set.h"
 #include "sim.h"
 #include "uncore_discovery.h"
+#include "support.h"
 
 #define MACHINES TOP_SRCDIR "/sim/machines"
 
@@ -361,16 +362,6 @@ static void test_cpu_id_and_names(void **state)
 }
 
 /* ---- through the seam, on the simulated spr-2s ---- */
-
-static char log_text[8192];
-
-static void capture_log(void *ctx, enum hw_log_level level, const char *msg)
-{
-        size_t len = strlen(log_text);
-
-        (void)ctx, (void)level;
-        snprintf(log_text + len, sizeof(log_text) - len, "%s\n", msg);
-}
 
 struct world {
         struct sim *sim;

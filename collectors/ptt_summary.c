@@ -238,12 +238,6 @@ static inline struct req_slot *req_table_get(struct ptt_req_table *t, uint16_t i
         return &t->slot[t->n - 1];
 }
 
-static inline void count_add(struct ptt_count *c, uint32_t bytes)
-{
-        c->tlps++;
-        c->payload_bytes += bytes;
-}
-
 static void slot_add(struct req_slot *dst, const struct req_slot *src)
 {
         for (unsigned int d = 0; d < PTT_DIR_COUNT; d++)
@@ -356,6 +350,10 @@ struct pending_table {
         uint32_t mask;
         unsigned int shift; /* 32 - log2(size): the hash's top bits index */
         unsigned int n, limit;
+        /* Where the last request went: its first completion, often the
+         * next TLP, is found there without hashing or probing (keys are
+         * unique, so a key match there is the entry, wherever it moved). */
+        uint32_t last_at;
 };
 
 static inline uint32_t match_key(uint16_t requester_id, uint16_t tag)
@@ -500,7 +498,12 @@ struct ptt_summary {
         /* From the config, per format: matching on, and the direction of
          * [class][answered] (see direction_of()). */
         bool match_on[2];
-        uint8_t dir_of[2][3][2];
+        /* Where a TLP of [format][kind][answered] counts: its direction
+         * (see direction_of()) as cell = dir * TLP_KIND_COUNT + kind of
+         * by_kind in the low byte, and dir * PTT_PAYLOAD_BUCKETS, its row of
+         * payload_hist, in the high byte; the per-entry path indexes both
+         * arrays flat, with one load for both. */
+        uint16_t cell_of[2][TLP_KIND_COUNT][2];
 
         bool window_open; /* entries counted since the last window end */
         struct time_base tb;
@@ -514,10 +517,14 @@ static void precompute(struct ptt_summary *s)
 {
         for (int f = 0; f < 2; f++) {
                 s->match_on[f] = ptt_summary_matching(s, (enum ptt_format)f);
-                for (int c = 0; c < 3; c++)
-                        for (int a = 0; a < 2; a++)
-                                s->dir_of[f][c][a] = (uint8_t)direction_of(s, (enum ptt_format)f,
-                                                                           (enum tlp_class)c, a);
+                for (unsigned int k = 0; k < TLP_KIND_COUNT; k++)
+                        for (int a = 0; a < 2; a++) {
+                                unsigned int d =
+                                    direction_of(s, (enum ptt_format)f, tlp_kind_class(k), a);
+
+                                s->cell_of[f][k][a] = (uint16_t)((d * PTT_PAYLOAD_BUCKETS) << 8 |
+                                                                 (d * TLP_KIND_COUNT + k));
+                        }
         }
 }
 
@@ -680,12 +687,15 @@ on_request(struct ptt_summary *s, const struct tlp_brief *t, uint64_t now)
                 count_unanswered(s, p, false);
                 p->first_seen = false;
                 p->t_req = now;
+                s->pend.last_at = at;
                 return;
         }
         if (s->pend.n >= s->pend.limit) {
                 pending_expire(s, now);
-                p = &s->pend.e[pending_find(&s->pend, key1)];
+                at = pending_find(&s->pend, key1);
+                p = &s->pend.e[at];
         }
+        s->pend.last_at = at;
         p->key1 = key1;
         p->first_seen = false;
         p->t_req = now;
@@ -694,13 +704,18 @@ on_request(struct ptt_summary *s, const struct tlp_brief *t, uint64_t now)
 
 /* Returns whether the completion answered a recorded request. */
 static inline __attribute__((always_inline)) bool
-on_completion(struct ptt_summary *s, const struct tlp_brief *t, uint64_t now)
+on_completion(struct ptt_summary *s, const struct tlp_brief *t, uint64_t now, uint32_t *at_out)
 {
-        uint32_t at = pending_find(&s->pend, match_key(t->requester_id, t->tag));
-        struct pending *p = &s->pend.e[at];
+        uint32_t key1 = match_key(t->requester_id, t->tag), at = s->pend.last_at;
+        struct pending *p;
         struct ptt_stats *st = &s->window;
         uint64_t latency;
 
+        if (s->pend.e[at].key1 != key1)
+                at = pending_find(&s->pend, key1);
+        p = &s->pend.e[at];
+
+        *at_out = at;
         st->match.completions++;
         if (!p->key1) {
                 st->match.unmatched_completions++;
@@ -775,6 +790,43 @@ static enum ptt_dir direction_of(const struct ptt_summary *s, enum ptt_format fm
 }
 
 /*
+ * A split read's completions follow one another: while the last entry was a
+ * matched completion with more to come, an entry with the same header but
+ * for Time, Byte Count, Status and Lower Address (same Fmt/Type, Length,
+ * requester and tag) hits the same pending request (not first, still
+ * there: nothing came between), requester row and counters. The feed loops
+ * keep where those are, skip the decode and look-ups for such entries, and
+ * count them into the cells when the run ends (run_flush()).
+ */
+#define RUN_NONE 0xffffffffu
+
+struct split_run {
+        bool live;
+        size_t n; /* completions of the run not yet added to the cells */
+        /* PTT DW0 without Time; DW2 without Lower Address, or RUN_NONE
+         * (no DW2 >> 8 is) when not live: the loop tests only the keys. */
+        uint32_t key0, key2;
+        uint32_t at; /* the pending request */
+        uint32_t bytes;
+        struct ptt_count *win, *slot; /* by_kind cells of window and requester */
+        uint64_t *hist;               /* payload_hist cell */
+};
+
+/* Add the run's completions counted so far to its cells. */
+static inline void run_flush(struct ptt_summary *s, struct split_run *run)
+{
+        if (!run->n)
+                return;
+        s->window.match.completions += run->n;
+        run->win->tlps += run->n;
+        run->win->payload_bytes += (uint64_t)run->n * run->bytes;
+        *run->hist += run->n;
+        run->slot->tlps += run->n;
+        run->slot->payload_bytes += (uint64_t)run->n * run->bytes;
+        run->n = 0;
+}
+
+/*
  * Count one decoded TLP of format @f8 (1: 8DW) seen at tick @now: match it,
  * then add it to the window's mix, payload histogram and its requester's
  * row. The caller counts cov.tlps and match.enabled (per buffer in the feed
@@ -782,24 +834,74 @@ static enum ptt_dir direction_of(const struct ptt_summary *s, enum ptt_format fm
  * gets its own copy with the format constant (at -O2 GCC would otherwise
  * call it, with its three callers, and keep everything in memory).
  */
-static inline __attribute__((always_inline)) void
-count_tlp(struct ptt_summary *s, const struct tlp_brief *t, unsigned int f8, uint64_t now)
+static inline __attribute__((always_inline)) void count_tlp(struct ptt_summary *s,
+                                                            const struct tlp_brief *t,
+                                                            unsigned int f8, uint64_t now,
+                                                            struct split_run *run)
 {
         struct ptt_stats *st = &s->window;
         struct req_slot *slot = req_table_get(st->req, t->requester_id);
+        /* by_kind and payload_hist as flat arrays, for cell_of. */
+        struct ptt_count *win_cell = &st->by_kind[0][0], *slot_cell = &slot->by_kind[0][0];
+        uint64_t *hist_cell = &st->payload_hist[0][0];
         bool answered = false;
-        unsigned int dir;
+        unsigned int cell;
+        uint32_t at = 0;
 
         if (s->match_on[f8]) {
                 if (t->cls == TLP_CLASS_NON_POSTED)
                         on_request(s, t, now);
                 else if (t->cls == TLP_CLASS_COMPLETION)
-                        answered = on_completion(s, t, now);
+                        answered = on_completion(s, t, now, &at);
         }
-        dir = s->dir_of[f8][t->cls][answered];
-        count_add(&st->by_kind[dir][t->kind], t->payload_bytes);
-        st->payload_hist[dir][payload_bucket(t->payload_bytes)]++;
-        count_add(&slot->by_kind[dir][t->kind], t->payload_bytes);
+        cell = s->cell_of[f8][t->kind][answered];
+        win_cell += cell & 0xff;
+        slot_cell += cell & 0xff;
+        hist_cell += (cell >> 8) + payload_bucket(t->payload_bytes);
+        /* Interleaved: as pairs GCC would add each cell with SSE, costlier
+         * than the scalar adds here. */
+        win_cell->tlps++;
+        slot_cell->tlps++;
+        (*hist_cell)++;
+        win_cell->payload_bytes += t->payload_bytes;
+        slot_cell->payload_bytes += t->payload_bytes;
+        if (run) {
+                /* A matched completion with more to come opens a run. */
+                run_flush(s, run);
+                run->live = answered && !t->last;
+                if (!run->live)
+                        return;
+                run->at = at;
+                run->bytes = t->payload_bytes;
+                run->win = win_cell;
+                run->hist = hist_cell;
+                run->slot = slot_cell;
+        }
+}
+
+/*
+ * The next completion of a run (see struct split_run): the same counts as
+ * count_tlp() would make, from the run's cells. Only whether it is the last
+ * completion (tlp_cpl_is_last() for a completion with data: the run's
+ * completions carry data) depends on this entry.
+ */
+static inline __attribute__((always_inline)) void count_run_next(struct ptt_summary *s,
+                                                                 struct split_run *run,
+                                                                 uint32_t dw1, uint32_t dw2,
+                                                                 uint64_t now)
+{
+        struct ptt_stats *st = &s->window;
+        unsigned int bc = dw1 & 0xfff;
+
+        run->n++;
+        if (((dw1 >> 13) & 7) != TLP_CPL_SC || (bc ? bc : 4096u) <= run->bytes - (dw2 & 3u)) {
+                run_flush(s, run);
+                st->match.matched_last++;
+                hist_add(&st->lat_last, now - s->pend.e[run->at].t_req);
+                pending_delete(&s->pend, run->at);
+                run->live = false;
+                run->key2 = RUN_NONE;
+        }
 }
 
 /* Counting after a window's end starts the next window (the closed one is
@@ -827,7 +929,7 @@ void ptt_summary_add_entry(struct ptt_summary *s, const struct ptt_entry *e)
             tlp_decode_brief(e->hdr[0], e->hdr[1], e->hdr[2], &t)) {
                 cov->unknown_tlp++;
         } else {
-                count_tlp(s, &t, f8, s->tb.now);
+                count_tlp(s, &t, f8, s->tb.now, NULL);
                 cov->tlps++;
                 s->window.match.enabled |= s->match_on[f8];
         }
@@ -846,69 +948,149 @@ struct feed_tally {
         size_t tlps, empty, bad, unknown;
 };
 
+/* Whether @tb already has a base for entries of @time_bits: then every
+ * entry only adds its ticks (advance_time_set()). */
+static inline bool time_base_set(const struct time_base *tb, unsigned int time_bits)
+{
+        return tb->have_time && tb->prev_bits == time_bits;
+}
+
+/* advance_time() once time_base_set(): the feed loops take the first-entry
+ * test out of the loop, and get @mode as a constant. */
+static inline __attribute__((always_inline)) void advance_time_set(struct time_base *tb,
+                                                                   enum ptt_time_mode mode,
+                                                                   uint32_t time,
+                                                                   unsigned int time_bits)
+{
+        uint32_t wrap_mask = time_bits >= 32 ? 0xffffffffu : (1u << time_bits) - 1;
+
+        /* Only the absolute mode reads prev_time (and the mode is fixed). */
+        if (mode == PTT_TIME_DELTA) {
+                tb->now += time;
+        } else {
+                tb->now += (uint64_t)((time - tb->prev_time) & wrap_mask);
+                tb->prev_time = time;
+        }
+}
+
 /*
- * The 4DW loop. Same results as ptt_entry_decode() + add_entry (the unit
+ * One 4DW entry. Same results as ptt_entry_decode() + add_entry (the unit
  * tests and the fuzz target compare them), without building the entry: the
  * PTT DW0 holds Fmt[1:0], Type, T9, T8 and Length at other positions than
  * PCIe DW0, and its bits [31:25] are exactly Fmt << 5 | Type (Fmt[2] is
  * never set), so the fields go to the decoder without a remap. DW3 holds
- * only address bits, which no summary uses.
+ * only address bits, which no summary uses. @base_set: time_base_set()
+ * holds (a constant in each loop).
  */
-static void feed_4dw(struct ptt_summary *s, const uint8_t *p, size_t slots, struct feed_tally *n)
+static inline __attribute__((always_inline)) void
+step_4dw(struct ptt_summary *s, const uint8_t *p, struct time_base *tb, enum ptt_time_mode mode,
+         bool base_set, struct feed_tally *n, struct split_run *run)
 {
-        struct time_base tb = s->tb;
-        enum ptt_time_mode mode = s->cfg.time_mode;
+        uint32_t d0 = get32(p), d1 = get32(p + 4), d2 = get32(p + 8);
+        struct tlp_brief t;
 
-        for (size_t i = 0; i < slots; i++, p += PTT_ENTRY_4DW_BYTES) {
-                uint32_t d0 = get32(p), d1 = get32(p + 4), d2 = get32(p + 8);
-                struct tlp_brief t;
-
-                if (!(d0 | d1 | d2 | get32(p + 12))) {
-                        n->empty++;
-                        continue;
-                }
-                advance_time(&tb, mode, d0 & 0x7ff, PTT_4DW_TIME_BITS);
-                if (tlp_decode_brief_fields(d0 >> 25, (d0 >> 11) & 0x3ff, (d0 >> 23) & 3, d1, d2,
-                                            &t)) {
-                        n->unknown++;
-                        continue;
-                }
-                count_tlp(s, &t, 0, tb.now);
-                n->tlps++;
+        /* A run's DW0 is not 0: such an entry is not empty. */
+        if (base_set && (d0 & ~0x7ffu) == run->key0 && d2 >> 8 == run->key2) {
+                advance_time_set(tb, mode, d0 & 0x7ff, PTT_4DW_TIME_BITS);
+                count_run_next(s, run, d1, d2, tb->now);
+                return;
         }
+        if (!(d0 | d1 | d2 | get32(p + 12))) {
+                n->empty++;
+                return;
+        }
+        if (base_set)
+                advance_time_set(tb, mode, d0 & 0x7ff, PTT_4DW_TIME_BITS);
+        else
+                advance_time(tb, mode, d0 & 0x7ff, PTT_4DW_TIME_BITS);
+        if (tlp_decode_brief_fields(d0 >> 25, (d0 >> 11) & 0x3ff, (d0 >> 23) & 3, d1, d2, &t)) {
+                n->unknown++;
+                return;
+        }
+        count_tlp(s, &t, 0, tb->now, run);
+        run->key0 = d0 & ~0x7ffu;
+        run->key2 = run->live ? d2 >> 8 : RUN_NONE;
+}
+
+/* One 8DW entry: the header dwords are stored as PCIe draws them. */
+static inline __attribute__((always_inline)) void step_8dw(struct ptt_summary *s, const uint8_t *p,
+                                                           struct time_base *tb,
+                                                           enum ptt_time_mode mode, bool base_set,
+                                                           struct feed_tally *n)
+{
+        uint32_t d0 = get32(p), prefix;
+        struct tlp_brief t;
+
+        if ((d0 & PTT_8DW_MARKER) != PTT_8DW_MARKER) {
+                for (unsigned int k = 4; k < PTT_ENTRY_8DW_BYTES; k += 4)
+                        d0 |= get32(p + k);
+                n->empty += !d0;
+                n->bad += !!d0;
+                return;
+        }
+        if (base_set)
+                advance_time_set(tb, mode, get32(p + 28), PTT_8DW_TIME_BITS);
+        else
+                advance_time(tb, mode, get32(p + 28), PTT_8DW_TIME_BITS);
+        /* A non-zero prefix dword must be a prefix (Fmt 100), as in
+         * ptt_entry_tlp(). */
+        prefix = get32(p + 4);
+        if ((prefix && prefix >> 29 != TLP_FMT_PREFIX) ||
+            tlp_decode_brief(get32(p + 8), get32(p + 12), get32(p + 16), &t)) {
+                n->unknown++;
+                return;
+        }
+        count_tlp(s, &t, 1, tb->now, NULL);
+}
+
+/* One entry of format @f8 (see step_4dw(); 8DW entries open no runs). */
+static inline __attribute__((always_inline)) void step(struct ptt_summary *s, const uint8_t *p,
+                                                       unsigned int f8, struct time_base *tb,
+                                                       enum ptt_time_mode mode, bool base_set,
+                                                       struct feed_tally *n, struct split_run *run)
+{
+        if (f8)
+                step_8dw(s, p, tb, mode, base_set, n);
+        else
+                step_4dw(s, p, tb, mode, base_set, n, run);
+}
+
+/*
+ * The feed loop of format @f8: entries up to the one that sets the time
+ * base take the general step, the rest one of two loops with the time mode
+ * a constant. Every entry that is neither empty, malformed nor unknown is
+ * a TLP; the caller counts those from the tally.
+ */
+static inline __attribute__((always_inline)) void feed_loop(struct ptt_summary *s, const uint8_t *p,
+                                                            size_t slots, unsigned int f8,
+                                                            struct feed_tally *n)
+{
+        size_t esize = f8 ? PTT_ENTRY_8DW_BYTES : PTT_ENTRY_4DW_BYTES, i = 0;
+        unsigned int time_bits = f8 ? PTT_8DW_TIME_BITS : PTT_4DW_TIME_BITS;
+        struct split_run run = {.live = false, .n = 0, .key2 = RUN_NONE};
+        enum ptt_time_mode mode = s->cfg.time_mode;
+        struct time_base tb = s->tb;
+
+        for (; i < slots && !time_base_set(&tb, time_bits); i++)
+                step(s, p + i * esize, f8, &tb, mode, false, n, &run);
+        if (mode == PTT_TIME_DELTA)
+                for (; i < slots; i++)
+                        step(s, p + i * esize, f8, &tb, PTT_TIME_DELTA, true, n, &run);
+        else
+                for (; i < slots; i++)
+                        step(s, p + i * esize, f8, &tb, PTT_TIME_ABSOLUTE, true, n, &run);
+        run_flush(s, &run);
         s->tb = tb;
 }
 
-/* The 8DW loop: the header dwords are stored as PCIe draws them. */
+static void feed_4dw(struct ptt_summary *s, const uint8_t *p, size_t slots, struct feed_tally *n)
+{
+        feed_loop(s, p, slots, 0, n);
+}
+
 static void feed_8dw(struct ptt_summary *s, const uint8_t *p, size_t slots, struct feed_tally *n)
 {
-        struct time_base tb = s->tb;
-        enum ptt_time_mode mode = s->cfg.time_mode;
-
-        for (size_t i = 0; i < slots; i++, p += PTT_ENTRY_8DW_BYTES) {
-                uint32_t d0 = get32(p), prefix;
-                struct tlp_brief t;
-
-                if ((d0 & PTT_8DW_MARKER) != PTT_8DW_MARKER) {
-                        for (unsigned int k = 4; k < PTT_ENTRY_8DW_BYTES; k += 4)
-                                d0 |= get32(p + k);
-                        n->empty += !d0;
-                        n->bad += !!d0;
-                        continue;
-                }
-                advance_time(&tb, mode, get32(p + 28), PTT_8DW_TIME_BITS);
-                /* A non-zero prefix dword must be a prefix (Fmt 100), as in
-                 * ptt_entry_tlp(). */
-                prefix = get32(p + 4);
-                if ((prefix && prefix >> 29 != TLP_FMT_PREFIX) ||
-                    tlp_decode_brief(get32(p + 8), get32(p + 12), get32(p + 16), &t)) {
-                        n->unknown++;
-                        continue;
-                }
-                count_tlp(s, &t, 1, tb.now);
-                n->tlps++;
-        }
-        s->tb = tb;
+        feed_loop(s, p, slots, 1, n);
 }
 
 size_t ptt_summary_feed_format(struct ptt_summary *s, const uint8_t *buf, size_t len,
@@ -931,6 +1113,7 @@ size_t ptt_summary_feed_format(struct ptt_summary *s, const uint8_t *buf, size_t
                 feed_8dw(s, buf, slots, &n);
         else
                 feed_4dw(s, buf, slots, &n);
+        n.tlps = slots - n.empty - n.bad - n.unknown;
         st = &s->window;
         st->cov.buffers++;
         st->cov.bytes += len;

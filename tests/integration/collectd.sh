@@ -211,4 +211,17 @@ bad_config "Tune above 2 is refused, not clamped" 'option Tune: qos_tx_p: 3 is n
 bad_config "Tune below 0" 'option Tune: qos_tx_p: -1 is not a level' 'Tune "qos_tx_p" -1'
 bad_config "Tune with the seed's wrong file name" 'option Tune: "qos_tx_dp" is not a tune file' 'Tune "qos_tx_dp" 1'
 
+# ---- 5. the shipped example: every option it names is a real option ------
+# Uncommented (paths that name other machines left out), on the simulation.
+ex="$top_srcdir/plugin/pcie.conf.example"
+sed -n 's/^  # \([A-Z][A-Za-z]*\) \(.*\)$/\1 \2/p' "$ex" | sed 's/  *#.*$//' |
+	grep -vE '^(SysfsRoot|ProcRoot|PCIDump|Simulate|MachineDirectory|SimulateKernel|Device|IgnoreDevice|Endpoint|TraceRootPort|TraceRequester) ' >"$tmp/ex.lines"
+mapfile -t ex_lines <"$tmp/ex.lines"
+write_conf "$tmp/ex.conf" none "$tmp/ex.log" "Simulate \"kunpeng930-2p\"" \
+	"MachineDirectory \"$top_srcdir/sim/machines\"" "${ex_lines[@]}"
+timeout 60 "$COLLECTD" -T -C "$tmp/ex.conf" >/dev/null 2>&1
+rc=$?
+check "pcie.conf.example: ${#ex_lines[@]} options, all accepted (rc $rc, $(grep -c '\[error\]' "$tmp/ex.log") errors)" \
+	eval '[ $rc -eq 0 ] && [ ${#ex_lines[@]} -ge 30 ] && ! grep -q "\[error\]" "$tmp/ex.log"'
+
 done_testing

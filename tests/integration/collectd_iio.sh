@@ -8,58 +8,18 @@
 # PMON discovery inventory is published; names and labels travel as meta.
 . "$(dirname "$0")/lib.sh"
 
-COLLECTD=${COLLECTD:-$(command -v collectd || echo /usr/sbin/collectd)}
-[ -x "$COLLECTD" ] || skip_all "collectd is not installed"
-SO="$top_builddir/plugin/.libs/pcie.so"
-[ -f "$SO" ] || skip_all "the plugin was not built (collectd-dev missing at configure time)"
+sim_collectd_setup
 TRUTH="$top_builddir/tests/tools/sim_truth"
 MACHINE="$top_srcdir/sim/machines/spr-2s.json"
 
-tmp=$(mktemp -d)
-pid=
-cleanup() {
-	[ -n "$pid" ] && kill "$pid" 2>/dev/null && wait "$pid" 2>/dev/null
-	rm -rf "$tmp"
-}
-trap cleanup EXIT
-
-mkdir -p "$tmp/plugins"
-cp "$SO" /usr/lib/collectd/logfile.so /usr/lib/collectd/csv.so /usr/lib/collectd/write_log.so "$tmp/plugins/"
-
 write_conf() { # conf, csv dir, log, kernel
-	cat >"$1" <<CONF
-Hostname "spr"
-BaseDir "$tmp"
-PIDFile "$tmp/collectd.pid"
-PluginDir "$tmp/plugins"
-Interval 1
-LoadPlugin logfile
-<Plugin logfile>
-  LogLevel info
-  File "$3"
-  PrintSeverity true
-</Plugin>
-LoadPlugin csv
-<Plugin csv>
-  DataDir "$2"
-  StoreRates false
-</Plugin>
-LoadPlugin write_log
-<Plugin write_log>
-  Format JSON
-</Plugin>
-LoadPlugin pcie
-<Plugin pcie>
-  Simulate "$MACHINE"
-  SimulateKernel "$4"
-  CollectAER false
-  # SPR kernels do not map IIO stacks to buses: the stacks of socket 0 are
-  # named here, those of socket 1 stay unmapped.
-  IIOStackBus "uncore_iio_free_running_2" 0 "0000:15"
-  IIOStackBus "uncore_iio_free_running_4" 0 "0000:26"
-  IIOStackBus "uncore_iio_6" 0 "0000:37"
-</Plugin>
-CONF
+	# SPR kernels do not map IIO stacks to buses: the stacks of socket 0 are
+	# named here, those of socket 1 stay unmapped.
+	sim_collectd_conf "$1" "$2" "$3" spr "Simulate \"$MACHINE\"" "SimulateKernel \"$4\"" \
+		"CollectAER false" \
+		'IIOStackBus "uncore_iio_free_running_2" 0 "0000:15"' \
+		'IIOStackBus "uncore_iio_free_running_4" 0 "0000:26"' \
+		'IIOStackBus "uncore_iio_6" 0 "0000:37"'
 }
 
 last_value() { tail -n 1 "$1" | cut -d, -f2; }

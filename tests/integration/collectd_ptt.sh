@@ -8,55 +8,13 @@
 # configuration with one clear line.
 . "$(dirname "$0")/lib.sh"
 
-COLLECTD=${COLLECTD:-$(command -v collectd || echo /usr/sbin/collectd)}
-[ -x "$COLLECTD" ] || skip_all "collectd is not installed"
-SO="$top_builddir/plugin/.libs/pcie.so"
-[ -f "$SO" ] || skip_all "the plugin was not built (collectd-dev missing at configure time)"
-
-tmp=$(mktemp -d)
-pid=
-cleanup() {
-	[ -n "$pid" ] && kill "$pid" 2>/dev/null && wait "$pid" 2>/dev/null
-	rm -rf "$tmp"
-}
-trap cleanup EXIT
-mkdir -p "$tmp/plugins"
-cp "$SO" /usr/lib/collectd/logfile.so /usr/lib/collectd/csv.so /usr/lib/collectd/write_log.so "$tmp/plugins/"
+sim_collectd_setup
 
 write_conf() { # conf, csv, log, pcie lines...
 	local conf=$1 csv=$2 log=$3
 	shift 3
-	{
-		cat <<CONF
-Hostname "sim"
-BaseDir "$tmp"
-PIDFile "$tmp/collectd.pid"
-PluginDir "$tmp/plugins"
-Interval 1
-LoadPlugin logfile
-<Plugin logfile>
-  LogLevel info
-  File "$log"
-  PrintSeverity true
-</Plugin>
-LoadPlugin csv
-<Plugin csv>
-  DataDir "$csv"
-  StoreRates false
-</Plugin>
-LoadPlugin write_log
-<Plugin write_log>
-  Format JSON
-</Plugin>
-LoadPlugin pcie
-<Plugin pcie>
-  Simulate "kunpeng930-2p"
-  MachineDirectory "$top_srcdir/sim/machines"
-  CollectPMU true
-CONF
-		for line in "$@"; do echo "  $line"; done
-		echo "</Plugin>"
-	} >"$conf"
+	sim_collectd_conf "$conf" "$csv" "$log" sim "Simulate \"kunpeng930-2p\"" \
+		"MachineDirectory \"$top_srcdir/sim/machines\"" "CollectPMU true" "$@"
 }
 last_value() { tail -n 1 "$1" | cut -d, -f2; }
 csvfile() { ls "$1/sim/pcie-$2/$3"-* 2>/dev/null | head -n 1; }

@@ -7,54 +7,13 @@
 # collectd stops promptly (threads joined).
 . "$(dirname "$0")/lib.sh"
 
-COLLECTD=${COLLECTD:-$(command -v collectd || echo /usr/sbin/collectd)}
-[ -x "$COLLECTD" ] || skip_all "collectd is not installed"
-SO="$top_builddir/plugin/.libs/pcie.so"
-[ -f "$SO" ] || skip_all "the plugin was not built (collectd-dev missing at configure time)"
+sim_collectd_setup
 TRUTH="$top_builddir/tests/tools/sim_truth"
 MACHINE="$FIXTURES/machines/pmu-test.json"
 
-tmp=$(mktemp -d)
-pid=
-cleanup() {
-	[ -n "$pid" ] && kill "$pid" 2>/dev/null && wait "$pid" 2>/dev/null
-	rm -rf "$tmp"
-}
-trap cleanup EXIT
-
-mkdir -p "$tmp/plugins"
-cp "$SO" /usr/lib/collectd/logfile.so /usr/lib/collectd/csv.so /usr/lib/collectd/write_log.so "$tmp/plugins/"
-
 write_conf() { # conf, csv dir, log, machine
-	cat >"$1" <<CONF
-Hostname "sim"
-BaseDir "$tmp"
-PIDFile "$tmp/collectd.pid"
-PluginDir "$tmp/plugins"
-Interval 1
-LoadPlugin logfile
-<Plugin logfile>
-  LogLevel info
-  File "$3"
-  PrintSeverity true
-</Plugin>
-LoadPlugin csv
-<Plugin csv>
-  DataDir "$2"
-  StoreRates false
-</Plugin>
-LoadPlugin write_log
-<Plugin write_log>
-  Format JSON
-</Plugin>
-LoadPlugin pcie
-<Plugin pcie>
-  Simulate "$4"
-  PMULatency true
-  PMUTLPLength false
-  PMUEndpoints false
-</Plugin>
-CONF
+	sim_collectd_conf "$1" "$2" "$3" sim "Simulate \"$4\"" "PMULatency true" \
+		"PMUTLPLength false" "PMUEndpoints false"
 }
 
 last_value() { tail -n 1 "$1" | cut -d, -f2; }

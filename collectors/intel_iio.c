@@ -39,11 +39,19 @@ struct part {
         uint64_t in_counts, out_counts; /* since open */
 };
 
+/* Where a stack's root bus came from. */
+enum stack_mapping { MAPPED_NOT, MAPPED_BY_KERNEL, MAPPED_BY_CONFIG };
+
+static const char *mapping_name(enum stack_mapping m)
+{
+        return m == MAPPED_BY_KERNEL ? "kernel" : m == MAPPED_BY_CONFIG ? "config" : "unmapped";
+}
+
 /* One IIO stack (box) as seen from one socket. */
 struct stack {
         char pmu[PERF_PMU_NAME_MAX];
         unsigned int box;
-        const char *map_source; /* "kernel", "config" or "unmapped" */
+        enum stack_mapping mapping;
         uint32_t domain;
         uint8_t bus;
         const char *scale_source;                             /* "kernel" or "corrected" */
@@ -327,16 +335,16 @@ static int add_pmu(struct intel_iio *iio, const struct hw_env *env, const struct
                 sock->stacks = n;
                 st = &n[sock->stack_count++];
                 *st = proto;
-                st->map_source = "unmapped";
+                st->mapping = MAPPED_NOT;
                 m = config_map(&iio->opts, box, id);
                 if (m) {
                         st->domain = m->domain;
                         st->bus = m->bus;
-                        st->map_source = "config";
+                        st->mapping = MAPPED_BY_CONFIG;
                 } else if (die_file_bus(env, box, k, &st->domain, &st->bus)) {
-                        st->map_source = "kernel";
+                        st->mapping = MAPPED_BY_KERNEL;
                 }
-                if (strcmp(st->map_source, "unmapped"))
+                if (st->mapping != MAPPED_NOT)
                         map_parts(st, topo);
         }
         perf_pmu_free(pmu);
@@ -423,7 +431,7 @@ size_t intel_iio_mapped_count(const struct intel_iio *iio)
 
         for (size_t i = 0; i < intel_iio_socket_count(iio); i++)
                 for (size_t k = 0; k < iio->sockets[i].stack_count; k++)
-                        n += strcmp(iio->sockets[i].stacks[k].map_source, "unmapped") != 0;
+                        n += iio->sockets[i].stacks[k].mapping != MAPPED_NOT;
         return n;
 }
 
@@ -615,8 +623,8 @@ static void emit_stack(struct emitter *em, const struct stack *st)
         snprintf(bpc, sizeof(bpc), "%g", st->parts[0].offered ? st->parts[0].in_bpc : 0.0);
         s = base(em, st, "pcie_iio_stack_info", "pmu_info", PCIE_METRIC_INFO, instance, "stack");
         label(&s, "stack", box);
-        label(&s, "root_bus", strcmp(st->map_source, "unmapped") ? root_bus : "");
-        label(&s, "mapping", st->map_source);
+        label(&s, "root_bus", st->mapping != MAPPED_NOT ? root_bus : "");
+        label(&s, "mapping", mapping_name(st->mapping));
         label(&s, "bytes_per_count", bpc);
         label(&s, "scale", st->scale_source);
         s.gauge = 1;

@@ -60,6 +60,10 @@ int cmd_trace(const struct cli_opts *opts, int argc, char **argv);
 struct json_object;
 struct pcie_sample;
 double cli_now(void); /* CLOCK_MONOTONIC seconds */
+/* With PCIESCOPE_VIRTUAL_CLOCK set and --simulate, time moves only when a
+ * command waits (cli_sleep_until), so runs are repeatable in tests. */
+void cli_use_virtual_clock(void);
+double cli_virtual_clock(void *ctx); /* a sim_clock_fn */
 void cli_sleep_until(double deadline);
 /* The value of label @name of @s, or NULL. */
 const char *cli_label(const struct pcie_sample *s, const char *name);

@@ -345,6 +345,11 @@ int main(int argc, char **argv)
                 struct sim_opts so = {.machine_dir = opts.machine_dir, .kernel = opts.kernel};
                 char msg[512] = "";
 
+                if (getenv("PCIESCOPE_VIRTUAL_CLOCK")) {
+                        cli_use_virtual_clock();
+                        so.clock = cli_virtual_clock;
+                }
+
                 if (opts.pci_dump || opts.sysfs_root || opts.proc_root) {
                         cli_error("--simulate brings its own machine: no --pci-dump, --sysfs-root "
                                   "or --proc-root with it");

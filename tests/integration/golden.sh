@@ -1,0 +1,80 @@
+#!/bin/bash
+# golden.sh - no behaviour change a user can see: the value stream the
+# plugin's engine dispatches on each simulated machine under a fake clock
+# (tests/tools/golden_stream), and `pciescope pmu/iio` (text and --json)
+# under the CLI's virtual clock, compared byte for byte with the streams
+# recorded in tests/golden/ (xz-compressed).
+#
+#   golden.sh            compare (a test of make check)
+#   golden.sh --update   record again (only for an intended change: say
+#                        what changed and why in the commit message)
+set -u
+top=${top_srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}
+build=${top_builddir:-$top/_build}
+golden=$top/tests/golden
+machines=$top/sim/machines
+update=false
+[ "${1:-}" = --update ] && update=true
+export PCIESCOPE_VIRTUAL_CLOCK=1
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+pass=0 fail=0
+n=0
+ok() { n=$((n + 1)); pass=$((pass + 1)); echo "ok $n - $1"; }
+not_ok() { n=$((n + 1)); fail=$((fail + 1)); echo "not ok $n - $1"; }
+
+# The collectors' own CPU time differs run to run: masked.
+mask_cpu_json() {
+	python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+for s in d:
+    if s["metric"].endswith("cpu_seconds_total"):
+        s["value"] = "cpu"
+print(json.dumps(d, indent=1, sort_keys=False))'
+}
+
+check() { # NAME, then the command producing the stream on stdout
+	local name=$1
+	shift
+	if ! "$@" >"$tmp/$name" 2>"$tmp/$name.err"; then
+		not_ok "$name: the command failed: $(head -c 300 "$tmp/$name.err")"
+		return
+	fi
+	if $update; then
+		xz -9 -c "$tmp/$name" >"$golden/$name.xz"
+		ok "$name: recorded ($(wc -l <"$tmp/$name") lines)"
+		return
+	fi
+	if [ ! -f "$golden/$name.xz" ]; then
+		not_ok "$name: no golden file $golden/$name.xz"
+		return
+	fi
+	if xz -dc "$golden/$name.xz" | cmp -s - "$tmp/$name"; then
+		ok "$name: byte-identical ($(wc -l <"$tmp/$name") lines)"
+	else
+		not_ok "$name: differs from the golden stream:"
+		xz -dc "$golden/$name.xz" | diff - "$tmp/$name" | head -20 | sed 's/^/# /'
+	fi
+}
+
+stream() { "$build/tests/tools/golden_stream" "$machines/$1.json" "$2" 12; }
+cli() { "$build/cli/pciescope" "$@" --machine-dir "$machines"; }
+cli_json() { cli "$@" | mask_cpu_json; }
+
+check plugin-kunpeng930-2p stream kunpeng930-2p -
+check plugin-kunpeng930-2p-5.17 stream kunpeng930-2p 5.17
+check plugin-kunpeng930-misconfig stream kunpeng930-misconfig -
+check plugin-spr-2s stream spr-2s -
+check plugin-spr-2s-6.15 stream spr-2s 6.15
+check pmu-kunpeng930-2p.json cli_json pmu --json --simulate kunpeng930-2p
+check pmu-kunpeng930-2p-5.17.json cli_json pmu --json --simulate kunpeng930-2p --kernel 5.17
+check pmu-kunpeng930-misconfig.json cli_json pmu --json --simulate kunpeng930-misconfig
+check pmu-kunpeng930-2p.txt cli pmu --simulate kunpeng930-2p --count 2
+check iio-spr-2s.json cli_json iio --json --simulate spr-2s
+check iio-spr-2s-6.15.json cli_json iio --json --simulate spr-2s --kernel 6.15
+check iio-spr-2s.txt cli iio --simulate spr-2s --count 2
+
+echo "1..$n"
+[ "$fail" -eq 0 ]

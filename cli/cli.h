@@ -7,27 +7,20 @@
 
 #include <stdbool.h>
 
-#include "hw_env.h"
-#include "intel_iio.h"
-#include "pcie_audit.h"
+#include "engine.h"
 #include "ptt_summary.h"
 
 struct cli_opts {
-        const char *pci_dump;   /* --pci-dump FILE, or NULL for live access */
-        const char *sysfs_root; /* --sysfs-root DIR */
-        const char *proc_root;  /* --proc-root DIR */
+        /* The machine and the collectors' options, checked by the engine's
+         * option table like the plugin's: --pci-dump is PCIDump, --policy
+         * MPSPolicy, --simulate Simulate, --iio-stack-bus IIOStackBus... */
+        struct engine_config cfg;
         bool json;
-        bool names;
-        bool policy_given;
-        enum pcie_policy policy;
-        const char *simulate;      /* --simulate MACHINE: run on a simulated machine */
-        const char *kernel;        /* --kernel VERSION of the simulated driver */
-        const char *machine_dir;   /* --machine-dir DIR of named machines */
-        double interval;           /* pmu: --interval seconds */
-        unsigned int count;        /* pmu: --count intervals */
-        struct intel_iio_opts iio; /* iio: --iio-stack-bus, --no-scale-fix */
+        bool names;         /* topology: --no-names */
+        double interval;    /* pmu, iio: --interval seconds */
+        unsigned int count; /* pmu, iio: --count intervals */
 
-        /* trace dump|report */
+        /* trace dump|report (checked with the Trace* options' ranges) */
         bool trace_raw;                     /* --raw: FILE is a raw AUX dump */
         enum ptt_time_mode trace_time_mode; /* --time-mode */
         uint64_t trace_clock_hz;            /* --clock-hz, 0 = report ticks */
@@ -50,9 +43,16 @@ int cli_scan(const struct cli_opts *opts, struct hw_env *env,
 
 int cmd_topology(const struct cli_opts *opts, struct hw_env *env);
 int cmd_audit(const struct cli_opts *opts, struct hw_env *env);
-int cmd_pmu(const struct cli_opts *opts, struct hw_env *env);
 int cmd_uncore(const struct cli_opts *opts, struct hw_env *env);
-int cmd_iio(const struct cli_opts *opts, struct hw_env *env);
+/* The counting commands run the engine (manual mode, on this thread). */
+int cmd_pmu(const struct cli_opts *opts, struct engine *e);
+int cmd_iio(const struct cli_opts *opts, struct engine *e);
+/* Runs @e's started units for opts->count intervals of opts->interval
+ * after a first one at start (round 0), calling @round for each. */
+void cli_count(const struct cli_opts *opts, struct engine *e,
+               void (*round)(void *ctx, unsigned int n, const struct engine_unit *unit,
+                             const struct sample_set *set),
+               void *ctx);
 /* trace dump|report FILE: off-line, needs no PCI access (cmd_trace.c). */
 int cmd_trace(const struct cli_opts *opts, int argc, char **argv);
 

@@ -8,6 +8,7 @@
 #include <json-c/json.h>
 
 #include "cli.h"
+#include "pcie_monitor.h"
 #include "pcie_audit.h"
 #include "pcie_link.h"
 #include "pcie_topo.h"
@@ -159,20 +160,18 @@ static json_object *report_json(const struct pcie_topo *topo, const struct pcie_
 int cmd_audit(const struct cli_opts *opts, struct hw_env *env)
 {
         struct pcie_topo_opts topo_opts = {.names = false, .read_sysfs = false};
-        enum pcie_policy policy = PCIE_POLICY_DEFAULT;
-        const char *policy_source = "default";
+        static const char *const source_names[] = {
+            [PCIE_POLICY_FROM_CONFIG] = "--policy",
+            [PCIE_POLICY_FROM_CMDLINE] = "kernel command line",
+            [PCIE_POLICY_FROM_DEFAULT] = "default",
+        };
+        enum pcie_policy policy;
+        const char *policy_source = source_names[pcie_policy_in_force(
+            env, opts->cfg.monitor.policy_given ? &opts->cfg.monitor.policy : NULL, &policy)];
         struct pcie_audit *audit;
         struct pcie_topo *topo;
-        char cmdline[HW_FILE_MAX];
         int err, status;
 
-        if (opts->policy_given) {
-                policy = opts->policy;
-                policy_source = "--policy";
-        } else if (hw_read_file(env, HW_PROCFS, cmdline, sizeof(cmdline), "cmdline") >= 0 &&
-                   pcie_policy_from_cmdline(cmdline, &policy) > 0) {
-                policy_source = "kernel command line";
-        }
         if (cli_scan(opts, env, &topo_opts, &topo))
                 return CLI_EXIT_ERROR;
         err = pcie_audit_run(topo, policy, NULL, &audit);

@@ -3,8 +3,9 @@
  * cmd_pmu.c - `pciescope pmu`: count with every hisi_pcie PMU for a few
  * intervals and print per-port bandwidth, utilisation and latency.
  *
- * It runs the same per-core collectors as the collectd plugin, one after
- * the other on this thread, and prints the samples they produce.
+ * It runs the engine the collectd plugin runs, with the hisi_pcie source
+ * only and in manual mode (every core ticks on this thread), and prints
+ * the samples each core publishes.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -15,10 +16,8 @@
 #include <time.h>
 
 #include "cli.h"
-#include "hisi_pcie.h"
-#include "hisi_pcie_core.h"
-#include "pcie_topo.h"
-#include "sample_set.h"
+#include "pci_addr.h"
+#include "sample.h"
 
 /* PCIESCOPE_VIRTUAL_CLOCK (tests): time moves only when a command waits. */
 static bool virtual_clock;
@@ -66,10 +65,44 @@ void cli_sleep_until(double deadline)
 
 const char *cli_label(const struct pcie_sample *s, const char *name)
 {
-        for (size_t i = 0; i < s->label_count; i++)
-                if (!strcmp(s->labels[i].name, name))
-                        return s->labels[i].value;
-        return NULL;
+        return pcie_sample_label(s, name);
+}
+
+struct round_ctx {
+        void (*round)(void *, unsigned int, const struct engine_unit *, const struct sample_set *);
+        void *ctx;
+        unsigned int n;
+};
+
+/* The engine's own samples (unit NULL: the simulation's info) are said on
+ * stderr by the CLI already. */
+static void cli_round_sink(void *ctx, const struct engine_unit *unit, const struct sample_set *set)
+{
+        struct round_ctx *r = ctx;
+
+        if (unit)
+                r->round(r->ctx, r->n, unit, set);
+}
+
+void cli_count(const struct cli_opts *opts, struct engine *e,
+               void (*round)(void *ctx, unsigned int n, const struct engine_unit *unit,
+                             const struct sample_set *set),
+               void *ctx)
+{
+        struct round_ctx r = {round, ctx, 0};
+        double start = cli_now();
+
+        for (r.n = 1; r.n <= opts->count; r.n++) {
+                double due;
+
+                cli_sleep_until(start + r.n * opts->interval);
+                while ((due = engine_next_due(e)) <= cli_now())
+                        engine_advance(e, cli_now());
+                if (!opts->json)
+                        printf("--- interval %u of %u (%.1f s)\n", r.n, opts->count,
+                               opts->interval);
+                engine_read(e, cli_round_sink, &r);
+        }
 }
 
 /* The sample of @metric for @port with label @key = @value, or NULL. */
@@ -161,22 +194,39 @@ static void print_port(const struct sample_set *set, const char *port)
         printf("%s\n", any ? "" : "  -");
 }
 
-static void print_table(const struct hisi_pcie_pmu *pmu, const struct sample_set *set)
+/* One core's interval: its Root Ports (from pcie_pmu_info) and endpoints. */
+static void print_table(const struct engine_unit *unit, const struct sample_set *set)
 {
+        const char *pmu = engine_unit_name(unit), *sicl = "?", *core = "?", *ports = "";
         double coverage = 0;
-        size_t n = 0;
+        size_t n = 0, port_count = 0;
+        char port[PCI_BDF_LEN];
 
         for (size_t i = 0; i < set->count; i++) {
-                if (!strcmp(set->samples[i].metric, "pcie_pmu_coverage_ratio")) {
-                        coverage += set->samples[i].gauge;
+                const struct pcie_sample *s = &set->samples[i];
+
+                if (!strcmp(s->metric, "pcie_pmu_coverage_ratio")) {
+                        coverage += s->gauge;
                         n++;
+                } else if (!strcmp(s->metric, "pcie_pmu_info")) {
+                        pmu = s->instance;
+                        sicl = cli_label(s, "sicl") ? cli_label(s, "sicl") : "?";
+                        core = cli_label(s, "core") ? cli_label(s, "core") : "?";
+                        ports = cli_label(s, "ports") ? cli_label(s, "ports") : "";
                 }
         }
-        printf("%s (SICL %u, core %u): %zu Root Port%s, counters cover %.0f%% of the time\n",
-               pmu->name, pmu->sicl, pmu->core, pmu->port_count, pmu->port_count == 1 ? "" : "s",
+        for (const char *p = ports; *p; p++)
+                port_count += p == ports || p[-1] == ',';
+        printf("%s (SICL %s, core %s): %zu Root Port%s, counters cover %.0f%% of the time\n", pmu,
+               sicl, core, port_count, port_count == 1 ? "" : "s",
                n ? 100 * coverage / (double)n : 0.0);
-        for (size_t p = 0; p < pmu->port_count; p++)
-                print_port(set, pmu->ports[p].bdf);
+        for (const char *p = ports; *p;) {
+                size_t len = strcspn(p, ",");
+
+                snprintf(port, sizeof(port), "%.*s", (int)len, p);
+                print_port(set, port);
+                p += len + (p[len] == ',');
+        }
         for (size_t i = 0; i < set->count; i++) {
                 const struct pcie_sample *s = &set->samples[i];
 
@@ -204,75 +254,44 @@ json_object *cli_sample_json(const struct pcie_sample *s)
         return o;
 }
 
-int cmd_pmu(const struct cli_opts *opts, struct hw_env *env)
-{
-        struct pcie_topo_opts topo_opts = {.names = false, .read_sysfs = false};
-        struct hisi_pcie_opts pmu_opts;
-        struct pcie_topo *topo;
-        struct hisi_pcie_pmu *pmus = NULL;
-        struct hisi_pcie_core **cores;
-        struct sample_set set = SAMPLE_SET_INIT;
-        size_t count = 0, started = 0;
-        int status = CLI_EXIT_OK;
+struct pmu_print {
+        const struct cli_opts *opts;
+        json_object *all;
+};
 
-        if (cli_scan(opts, env, &topo_opts, &topo))
-                return CLI_EXIT_ERROR;
-        if (hisi_pcie_discover(env, topo, &pmus, &count) || count == 0) {
+static void pmu_round(void *ctx, unsigned int n, const struct engine_unit *unit,
+                      const struct sample_set *set)
+{
+        struct pmu_print *pp = ctx;
+
+        if (!pp->opts->json) {
+                print_table(unit, set);
+                return;
+        }
+        for (size_t k = 0; n == pp->opts->count && k < set->count; k++)
+                json_object_array_add(pp->all, cli_sample_json(&set->samples[k]));
+}
+
+int cmd_pmu(const struct cli_opts *opts, struct engine *e)
+{
+        struct pmu_print pp = {opts, NULL};
+        size_t started;
+
+        if (engine_unit_count(e, ENGINE_SOURCE_HISI_PCIE, &started) == 0) {
                 cli_error("no HiSilicon PCIe PMU (hisi_pcie*) on this machine; "
                           "`pciescope pmu --simulate kunpeng930-2p` shows a simulated one "
                           "(on Intel Xeon: `pciescope iio`)");
-                pcie_topo_free(topo);
-                hisi_pcie_free(pmus, count);
                 return CLI_EXIT_ERROR;
         }
-        hisi_pcie_opts_default(&pmu_opts);
-        pmu_opts.top_talkers = 3;
-        cores = calloc(count, sizeof(*cores));
-        double start = cli_now();
-
-        for (size_t i = 0; cores && i < count; i++) {
-                if (hisi_pcie_core_new(env, &pmus[i], topo, &pmu_opts, &cores[i]))
-                        continue;
-                if (hisi_pcie_core_start(cores[i], cli_now())) {
-                        hisi_pcie_core_free(cores[i]); /* why was logged */
-                        cores[i] = NULL;
-                        continue;
-                }
-                started++;
-        }
-        pcie_topo_free(topo);
         if (!started) {
                 cli_error("no PMU could be started");
-                status = CLI_EXIT_ERROR;
+                return CLI_EXIT_ERROR;
         }
-        json_object *all = opts->json ? json_object_new_array() : NULL;
-
-        for (unsigned int round = 1; started && round <= opts->count; round++) {
-                cli_sleep_until(start + round * opts->interval);
-                if (!opts->json)
-                        printf("--- interval %u of %u (%.1f s)\n", round, opts->count,
-                               opts->interval);
-                for (size_t i = 0; i < count; i++) {
-                        if (!cores[i])
-                                continue;
-                        sample_set_clear(&set);
-                        hisi_pcie_core_tick(cores[i], cli_now(), &set);
-                        if (!opts->json) {
-                                print_table(&pmus[i], &set);
-                                continue;
-                        }
-                        for (size_t k = 0; round == opts->count && k < set.count; k++)
-                                json_object_array_add(all, cli_sample_json(&set.samples[k]));
-                }
+        pp.all = opts->json ? json_object_new_array() : NULL;
+        cli_count(opts, e, pmu_round, &pp);
+        if (pp.all) {
+                printf("%s\n", json_object_to_json_string_ext(pp.all, JSON_C_TO_STRING_PRETTY));
+                json_object_put(pp.all);
         }
-        if (all) {
-                printf("%s\n", json_object_to_json_string_ext(all, JSON_C_TO_STRING_PRETTY));
-                json_object_put(all);
-        }
-        for (size_t i = 0; cores && i < count; i++)
-                hisi_pcie_core_free(cores[i]);
-        free(cores);
-        sample_set_free(&set);
-        hisi_pcie_free(pmus, count);
-        return status;
+        return CLI_EXIT_OK;
 }

@@ -15,7 +15,7 @@
 #include "cli.h"
 #include "intel_iio.h"
 #include "pcie_topo.h"
-#include "sample_set.h"
+#include "sample.h"
 #include "uncore_discovery.h"
 
 /* ---- uncore ---- */
@@ -209,9 +209,9 @@ static const char *label_of(const struct pcie_sample *s, const char *name)
 }
 
 /* One line per stack (mapping) and per part that has a port or traffic. */
-static void print_socket(const struct intel_iio_socket *sock, const struct sample_set *set)
+static void print_socket(const struct sample_set *set)
 {
-        printf("socket %u:\n", intel_iio_socket_id(sock));
+        printf("socket %s:\n", set->count ? label_of(&set->samples[0], "socket") : "?");
         for (size_t i = 0; i < set->count; i++) {
                 const struct pcie_sample *s = &set->samples[i];
 
@@ -243,63 +243,44 @@ static void print_socket(const struct intel_iio_socket *sock, const struct sampl
         }
 }
 
-int cmd_iio(const struct cli_opts *opts, struct hw_env *env)
-{
-        struct pcie_topo_opts topo_opts = {.names = false, .read_sysfs = false};
-        struct sample_set set = SAMPLE_SET_INIT;
-        struct intel_iio *iio = NULL;
-        struct pcie_topo *topo;
-        size_t started = 0;
+struct iio_print {
+        const struct cli_opts *opts;
         json_object *all;
-        double start;
-        int err;
+};
 
-        if (cli_scan(opts, env, &topo_opts, &topo))
-                return CLI_EXIT_ERROR;
-        err = intel_iio_discover(env, topo, &opts->iio, &iio);
-        pcie_topo_free(topo);
-        if (err || !iio) {
+static void iio_round(void *ctx, unsigned int n, const struct engine_unit *unit,
+                      const struct sample_set *set)
+{
+        struct iio_print *ip = ctx;
+
+        (void)unit;
+        if (!ip->opts->json) {
+                print_socket(set);
+                return;
+        }
+        for (size_t k = 0; n == ip->opts->count && k < set->count; k++)
+                json_object_array_add(ip->all, cli_sample_json(&set->samples[k]));
+}
+
+int cmd_iio(const struct cli_opts *opts, struct engine *e)
+{
+        struct iio_print ip = {opts, NULL};
+        size_t started;
+
+        if (engine_unit_count(e, ENGINE_SOURCE_INTEL_IIO, &started) == 0) {
                 cli_error("no usable Intel IIO free-running PMU (uncore_iio_free_running_*) on "
-                          "this machine%s; `pciescope iio --simulate spr-2s` shows a simulated one",
-                          err ? " (see the warnings above)" : "");
-                intel_iio_free(iio);
+                          "this machine; `pciescope iio --simulate spr-2s` shows a simulated one");
                 return CLI_EXIT_ERROR;
         }
-        start = cli_now();
-        for (size_t i = 0; i < intel_iio_socket_count(iio); i++)
-                started += intel_iio_socket_start(intel_iio_socket_at(iio, i), start) == 0;
         if (!started) {
                 cli_error("no IIO counter could be opened (see above)");
-                intel_iio_free(iio);
                 return CLI_EXIT_ERROR;
         }
-        all = opts->json ? json_object_new_array() : NULL;
-        /* Interval 0 is the baseline: rates need two readings. */
-        for (unsigned int round = 0; round <= opts->count; round++) {
-                cli_sleep_until(start + round * opts->interval);
-                if (!opts->json && round)
-                        printf("--- interval %u of %u (%.1f s)\n", round, opts->count,
-                               opts->interval);
-                for (size_t i = 0; i < intel_iio_socket_count(iio); i++) {
-                        struct intel_iio_socket *sock = intel_iio_socket_at(iio, i);
-
-                        sample_set_clear(&set);
-                        intel_iio_socket_tick(sock, cli_now(), &set);
-                        if (!round)
-                                continue;
-                        if (!opts->json) {
-                                print_socket(sock, &set);
-                                continue;
-                        }
-                        for (size_t k = 0; round == opts->count && k < set.count; k++)
-                                json_object_array_add(all, cli_sample_json(&set.samples[k]));
-                }
+        ip.all = opts->json ? json_object_new_array() : NULL;
+        cli_count(opts, e, iio_round, &ip);
+        if (ip.all) {
+                printf("%s\n", json_object_to_json_string_ext(ip.all, JSON_C_TO_STRING_PRETTY));
+                json_object_put(ip.all);
         }
-        if (all) {
-                printf("%s\n", json_object_to_json_string_ext(all, JSON_C_TO_STRING_PRETTY));
-                json_object_put(all);
-        }
-        sample_set_free(&set);
-        intel_iio_free(iio);
         return CLI_EXIT_OK;
 }

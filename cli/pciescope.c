@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * pciescope.c - the command line tool: option parsing and the environment
- * (live machine, or an lspci dump plus an optional sysfs/procfs tree).
+ * pciescope.c - the command line tool: option parsing, and the engine that
+ * opens the machine (live, an lspci dump plus an optional sysfs/procfs
+ * tree, or a simulation) for every command but trace.
  */
 #include "pciescope_config.h"
 
@@ -16,7 +17,6 @@
 #include "cli.h"
 #include "pci_source.h"
 #include "pcie_topo.h"
-#include "sim.h"
 
 void cli_error(const char *fmt, ...)
 {
@@ -37,7 +37,7 @@ int cli_scan(const struct cli_opts *opts, struct hw_env *env,
         if (!err)
                 return 0;
         cli_error("cannot read the PCI devices from %s: %s%s%s",
-                  opts->pci_dump ? opts->pci_dump : "this machine", strerror(-err),
+                  opts->cfg.pci_dump ? opts->cfg.pci_dump : "this machine", strerror(-err),
                   *pci_source_error(env->pci) ? ": " : "", pci_source_error(env->pci));
         return -1;
 }
@@ -69,6 +69,8 @@ static void usage(FILE *out)
                      "              `perf report -D` prints, with labels and decoded TLPs\n"
                      "  trace report FILE  TLP mix, payload sizes, top requesters and\n"
                      "              request->completion latency of a recording\n"
+                     "  options     the collectd plugin's options (the table every front end\n"
+                     "              shares), with --markdown as in the README\n"
                      "\n"
                      "Options:\n"
                      "  --json              machine-readable output (see docs/topology-json.md)\n"
@@ -103,44 +105,68 @@ static void usage(FILE *out)
                      "  -V, --version       the version\n");
 }
 
-static int check_readable_file(const char *what, const char *path)
+/* --flag VALUE through the engine's option table: the same checks as the
+ * plugin's option, the message in the flag's name. */
+static int set_option(struct cli_opts *opts, const char *flag, const char *key,
+                      const struct engine_value *v, size_t n, const char *arg)
 {
-        struct stat st;
+        char why[512] = "";
 
-        if (stat(path, &st) < 0) {
-                cli_error("%s %s: %s", what, path, strerror(errno));
+        if (!engine_config_set(&opts->cfg, key, v, n, why, sizeof(why)))
+                return 0;
+        cli_error("%s%s%s: %s", flag, arg ? " " : "", arg ? arg : "", why);
+        return -1;
+}
+
+static int set_string(struct cli_opts *opts, const char *flag, const char *key, const char *arg)
+{
+        struct engine_value v = {.type = ENGINE_VALUE_STRING, .string = arg};
+
+        return set_option(opts, flag, key, &v, 1, arg);
+}
+
+static int set_boolean(struct cli_opts *opts, const char *flag, const char *key, bool value)
+{
+        struct engine_value v = {.type = ENGINE_VALUE_BOOLEAN, .boolean = value};
+
+        return set_option(opts, flag, key, &v, 1, NULL);
+}
+
+/* A number written in full ("1e9" and "100000000" alike), then the option's
+ * range. */
+static int set_number(struct cli_opts *opts, const char *flag, const char *key, const char *arg)
+{
+        struct engine_value v = {.type = ENGINE_VALUE_NUMBER};
+        char *end;
+
+        errno = 0;
+        v.number = strtod(arg, &end);
+        if (errno || end == arg || *end) {
+                cli_error("%s %s: not a number", flag, arg);
                 return -1;
         }
-        if (S_ISDIR(st.st_mode)) {
-                cli_error("%s %s: is a directory", what, path);
-                return -1;
-        }
-        return 0;
+        return set_option(opts, flag, key, &v, 1, arg);
 }
 
 /* --iio-stack-bus PMU,SOCKET,BUS ("uncore_iio_free_running_2,0,0000:15"). */
-static int parse_stack_bus(const char *arg, struct intel_iio_opts *iio)
+static int set_stack_bus(struct cli_opts *opts, const char *arg)
 {
-        struct intel_iio_map *m = &iio->maps[iio->map_count];
-        char pmu[64], bus[16];
+        struct engine_value v[3] = {{.type = ENGINE_VALUE_STRING},
+                                    {.type = ENGINE_VALUE_NUMBER},
+                                    {.type = ENGINE_VALUE_STRING}};
+        char pmu[64], bus[16], tail;
         unsigned int socket;
-        char tail;
 
-        if (iio->map_count >= INTEL_IIO_MAX_MAPS) {
-                cli_error("--iio-stack-bus: at most %d", INTEL_IIO_MAX_MAPS);
-                return -1;
-        }
-        if (sscanf(arg, "%63[^,],%u,%15[^,]%c", pmu, &socket, bus, &tail) != 3 ||
-            intel_iio_parse_bus(bus, &m->domain, &m->bus)) {
+        if (sscanf(arg, "%63[^,],%u,%15[^,]%c", pmu, &socket, bus, &tail) != 3) {
                 cli_error("--iio-stack-bus %s: expected PMU,SOCKET,BUS such as "
                           "uncore_iio_free_running_2,0,0000:15",
                           arg);
                 return -1;
         }
-        snprintf(m->pmu, sizeof(m->pmu), "%s", pmu);
-        m->socket = socket;
-        iio->map_count++;
-        return 0;
+        v[0].string = pmu;
+        v[1].number = socket;
+        v[2].string = bus;
+        return set_option(opts, "--iio-stack-bus", "IIOStackBus", v, 3, arg);
 }
 
 /* trace takes SUBCOMMAND FILE; one more is kept so that cmd_trace sees
@@ -153,6 +179,89 @@ static bool take_trace_arg(const char *command, int argc, char **argv, char **ar
                 return false;
         args[(*n)++] = argv[optind++];
         return true;
+}
+
+/* The options the trace commands read, from the Trace* options' values. */
+static void take_trace_options(struct cli_opts *opts)
+{
+        opts->trace_time_mode = opts->cfg.trace.time_mode;
+}
+
+static void write_stdout(void *ctx, const char *text)
+{
+        (void)ctx;
+        fputs(text, stdout);
+}
+
+/* `pciescope options [--markdown]`: the option table every front end shares
+ * (the collectd block's names; the README's reference is this output). */
+static int cmd_options(bool markdown)
+{
+        size_t count;
+        const struct engine_option *o = engine_options(&count);
+
+        if (markdown) {
+                engine_options_markdown(write_stdout, NULL);
+                return CLI_EXIT_OK;
+        }
+        for (size_t i = 0; i < count; i++)
+                printf("%-24s %-40s default %s\n", o[i].name, o[i].value_text, o[i].default_text);
+        return CLI_EXIT_OK;
+}
+
+/* Which sources a command runs, and how long an interval is. */
+static unsigned int command_sources(const char *command)
+{
+        if (!strcmp(command, "pmu"))
+                return ENGINE_SOURCE_HISI_PCIE;
+        if (!strcmp(command, "iio"))
+                return ENGINE_SOURCE_INTEL_IIO;
+        return 0;
+}
+
+static int run_command(const char *command, struct cli_opts *opts)
+{
+        struct engine_host host = {.log = cli_log,
+                                   .interval = opts->interval,
+                                   .manual = true,
+                                   .baseline_at_start = true,
+                                   .sources = command_sources(command)};
+        struct engine *e;
+        char why[512] = "";
+        int status;
+
+        if (engine_config_check(&opts->cfg, why, sizeof(why))) {
+                cli_error("%s", why);
+                return CLI_EXIT_ERROR;
+        }
+        if (opts->cfg.simulate && getenv("PCIESCOPE_VIRTUAL_CLOCK")) {
+                cli_use_virtual_clock();
+                host.clock = cli_virtual_clock;
+        }
+        if (engine_open(&opts->cfg, &host, &e, why, sizeof(why))) {
+                cli_error("%s", why);
+                return CLI_EXIT_ERROR;
+        }
+        if (engine_simulated(e))
+                /* Said on stderr so --json output stays clean, and always. */
+                fprintf(stderr,
+                        "pciescope: SIMULATED machine \"%s\" (drivers of Linux %s): "
+                        "nothing below is read from this machine's hardware\n",
+                        engine_simulated(e), engine_simulated_kernel(e));
+        if (!strcmp(command, "topology"))
+                status = cmd_topology(opts, engine_env(e));
+        else if (!strcmp(command, "audit"))
+                status = cmd_audit(opts, engine_env(e));
+        else if (!strcmp(command, "uncore"))
+                status = cmd_uncore(opts, engine_env(e));
+        else if (engine_start(e))
+                status = CLI_EXIT_ERROR;
+        else if (!strcmp(command, "iio"))
+                status = cmd_iio(opts, e);
+        else
+                status = cmd_pmu(opts, e);
+        engine_close(e);
+        return status;
 }
 
 int main(int argc, char **argv)
@@ -175,6 +284,7 @@ int main(int argc, char **argv)
             {"time-mode", required_argument, NULL, 'T'},
             {"clock-hz", required_argument, NULL, 'H'},
             {"top", required_argument, NULL, 'N'},
+            {"markdown", no_argument, NULL, 'm'},
             {"help", no_argument, NULL, 'h'},
             {"version", no_argument, NULL, 'V'},
             {NULL, 0, NULL, 0},
@@ -184,15 +294,17 @@ int main(int argc, char **argv)
                                 .count = 3,
                                 .trace_time_mode = PTT_TIME_DELTA,
                                 .trace_top = PTT_SUMMARY_DEFAULT_TOP_N};
-        struct sim *sim = NULL;
         char *end;
         const char *command;
         char *trace_args[TRACE_ARGS_MAX];
         int trace_argc = 0;
-        struct hw_env env;
-        int c, err, status;
+        bool markdown = false;
+        int c, status, bad = 0;
 
-        intel_iio_opts_default(&opts.iio);
+        if (engine_config_init(&opts.cfg))
+                return CLI_EXIT_ERROR;
+        /* The counting commands name the three busiest endpoints. */
+        opts.cfg.pmu.top_talkers = 3;
 
         while ((c = getopt_long(argc, argv, "+hV", long_opts, NULL)) != -1) {
                 if (c == 'h') {
@@ -215,8 +327,8 @@ int main(int argc, char **argv)
         /* getopt stops at the first non-option (the "+" of the first scan
          * sticks), so trace's SUBCOMMAND and FILE are taken here one by one
          * and the options around them still parse. */
-        while ((c = getopt_long(argc, argv, "hV", long_opts, NULL)) != -1 ||
-               take_trace_arg(command, argc, argv, trace_args, &trace_argc)) {
+        while (!bad && ((c = getopt_long(argc, argv, "hV", long_opts, NULL)) != -1 ||
+                        take_trace_arg(command, argc, argv, trace_args, &trace_argc))) {
                 switch (c) {
                 case -1:
                         break; /* a trace argument, taken above */
@@ -224,41 +336,36 @@ int main(int argc, char **argv)
                         opts.json = true;
                         break;
                 case 'd':
-                        opts.pci_dump = optarg;
+                        bad = set_string(&opts, "--pci-dump", "PCIDump", optarg);
                         break;
                 case 's':
-                        opts.sysfs_root = optarg;
+                        bad = set_string(&opts, "--sysfs-root", "SysfsRoot", optarg);
                         break;
                 case 'p':
-                        opts.proc_root = optarg;
+                        bad = set_string(&opts, "--proc-root", "ProcRoot", optarg);
                         break;
                 case 'P':
-                        if (pcie_policy_parse(optarg, &opts.policy)) {
-                                cli_error("--policy %s: unknown policy (tune_off, default, safe, "
-                                          "performance, peer2peer)",
-                                          optarg);
-                                return CLI_EXIT_ERROR;
-                        }
-                        opts.policy_given = true;
+                        bad = set_string(&opts, "--policy", "MPSPolicy", optarg);
                         break;
                 case 'n':
                         opts.names = false;
+                        bad = set_boolean(&opts, "--no-names", "ResolveNames", false);
                         break;
                 case 'S':
-                        opts.simulate = optarg;
+                        bad = set_string(&opts, "--simulate", "Simulate", optarg);
                         break;
                 case 'K':
-                        opts.kernel = optarg;
+                        bad = set_string(&opts, "--kernel", "SimulateKernel", optarg);
                         break;
                 case 'M':
-                        opts.machine_dir = optarg;
+                        bad = set_string(&opts, "--machine-dir", "MachineDirectory", optarg);
                         break;
                 case 'i':
                         errno = 0;
                         opts.interval = strtod(optarg, &end);
                         if (errno || *end || !(opts.interval >= 0.05 && opts.interval <= 3600)) {
                                 cli_error("--interval %s: seconds from 0.05 to 3600", optarg);
-                                return CLI_EXIT_ERROR;
+                                bad = 1;
                         }
                         break;
                 case 'c': {
@@ -268,51 +375,34 @@ int main(int argc, char **argv)
                         n = strtoul(optarg, &end, 10);
                         if (errno || *end || n < 1 || n > 100000) {
                                 cli_error("--count %s: a number from 1 to 100000", optarg);
-                                return CLI_EXIT_ERROR;
+                                bad = 1;
                         }
                         opts.count = (unsigned int)n;
                         break;
                 }
                 case 'B':
-                        if (parse_stack_bus(optarg, &opts.iio))
-                                return CLI_EXIT_ERROR;
+                        bad = set_stack_bus(&opts, optarg);
                         break;
                 case 'F':
-                        opts.iio.scale_fix = false;
+                        bad = set_boolean(&opts, "--no-scale-fix", "IIOScaleFix", false);
                         break;
                 case 'R':
                         opts.trace_raw = true;
                         break;
+                case 'm':
+                        markdown = true;
+                        break;
                 case 'T':
-                        if (ptt_time_mode_parse(optarg, &opts.trace_time_mode)) {
-                                cli_error("--time-mode %s: delta or absolute", optarg);
-                                return CLI_EXIT_ERROR;
-                        }
+                        bad = set_string(&opts, "--time-mode", "TraceTimeMode", optarg);
                         break;
-                case 'H': {
-                        unsigned long long hz;
-
-                        errno = 0;
-                        hz = strtoull(optarg, &end, 10);
-                        if (errno || *end || end == optarg || hz < 1 || hz > 100000000000ULL) {
-                                cli_error("--clock-hz %s: ticks per second, 1 to 1e11", optarg);
-                                return CLI_EXIT_ERROR;
-                        }
-                        opts.trace_clock_hz = hz;
+                case 'H':
+                        bad = set_number(&opts, "--clock-hz", "TraceClock", optarg);
+                        opts.trace_clock_hz = opts.cfg.trace.clock_hz;
                         break;
-                }
-                case 'N': {
-                        unsigned long n;
-
-                        errno = 0;
-                        n = strtoul(optarg, &end, 10);
-                        if (errno || *end || end == optarg || n < 1 || n > 4096) {
-                                cli_error("--top %s: a number from 1 to 4096", optarg);
-                                return CLI_EXIT_ERROR;
-                        }
-                        opts.trace_top = (unsigned int)n;
+                case 'N':
+                        bad = set_number(&opts, "--top", "TraceTopRequesters", optarg);
+                        opts.trace_top = opts.cfg.trace.top_n;
                         break;
-                }
                 case 'h':
                         usage(stdout);
                         return CLI_EXIT_OK;
@@ -321,86 +411,29 @@ int main(int argc, char **argv)
                         return CLI_EXIT_OK;
                 default:
                         usage(stderr);
-                        return CLI_EXIT_ERROR;
+                        bad = 1;
                 }
         }
+        if (bad) {
+                engine_config_clear(&opts.cfg);
+                return CLI_EXIT_ERROR;
+        }
+        take_trace_options(&opts);
         /* trace reads a file made elsewhere: no PCI access, no machine. */
         if (!strcmp(command, "trace"))
-                return cmd_trace(&opts, trace_argc, trace_args);
-        if (optind < argc) {
+                status = cmd_trace(&opts, trace_argc, trace_args);
+        else if (optind < argc) {
                 cli_error("unexpected argument '%s'", argv[optind]);
-                return CLI_EXIT_ERROR;
-        }
-        if (strcmp(command, "topology") && strcmp(command, "audit") && strcmp(command, "pmu") &&
-            strcmp(command, "uncore") && strcmp(command, "iio")) {
+                status = CLI_EXIT_ERROR;
+        } else if (!strcmp(command, "options")) {
+                status = cmd_options(markdown);
+        } else if (strcmp(command, "topology") && strcmp(command, "audit") &&
+                   strcmp(command, "pmu") && strcmp(command, "uncore") && strcmp(command, "iio")) {
                 cli_error("unknown command '%s' (try --help)", command);
-                return CLI_EXIT_ERROR;
-        }
-
-        hw_env_init_system(&env);
-        env.log = cli_log;
-        /* A dump comes from another machine: this machine's sysfs and procfs
-         * say nothing about it unless the user hands us trees that do. */
-        if (opts.simulate) {
-                struct sim_opts so = {.machine_dir = opts.machine_dir, .kernel = opts.kernel};
-                char msg[512] = "";
-
-                if (getenv("PCIESCOPE_VIRTUAL_CLOCK")) {
-                        cli_use_virtual_clock();
-                        so.clock = cli_virtual_clock;
-                }
-
-                if (opts.pci_dump || opts.sysfs_root || opts.proc_root) {
-                        cli_error("--simulate brings its own machine: no --pci-dump, --sysfs-root "
-                                  "or --proc-root with it");
-                        return CLI_EXIT_ERROR;
-                }
-                err = sim_open(opts.simulate, &so, &sim, msg, sizeof(msg));
-                if (err) {
-                        cli_error("--simulate %s: %s", opts.simulate,
-                                  msg[0] ? msg : strerror(-err));
-                        return CLI_EXIT_ERROR;
-                }
-                err = sim_env(sim, &env);
-                /* Said on stderr so --json output stays clean, and always. */
-                fprintf(stderr,
-                        "pciescope: SIMULATED machine \"%s\" (drivers of Linux %s): "
-                        "nothing below is read from this machine's hardware\n",
-                        sim_machine(sim)->name, sim_kernel_name(sim_machine(sim)->kernel));
-        } else if (opts.kernel) {
-                cli_error("--kernel only applies to --simulate");
-                return CLI_EXIT_ERROR;
-        } else if (opts.pci_dump) {
-                env.sysfs_root = opts.sysfs_root;
-                env.proc_root = opts.proc_root;
-                if (check_readable_file("--pci-dump", opts.pci_dump))
-                        return CLI_EXIT_ERROR;
-                err = pci_source_open_dump(opts.pci_dump, &env.pci);
+                status = CLI_EXIT_ERROR;
         } else {
-                if (opts.sysfs_root)
-                        env.sysfs_root = opts.sysfs_root;
-                if (opts.proc_root)
-                        env.proc_root = opts.proc_root;
-                err = pci_source_open_live(env.sysfs_root, &env.pci);
+                status = run_command(command, &opts);
         }
-        if (err) {
-                cli_error("cannot set up PCI access: %s", strerror(-err));
-                return CLI_EXIT_ERROR;
-        }
-
-        if (!strcmp(command, "topology"))
-                status = cmd_topology(&opts, &env);
-        else if (!strcmp(command, "audit"))
-                status = cmd_audit(&opts, &env);
-        else if (!strcmp(command, "uncore"))
-                status = cmd_uncore(&opts, &env);
-        else if (!strcmp(command, "iio"))
-                status = cmd_iio(&opts, &env);
-        else
-                status = cmd_pmu(&opts, &env);
-        if (sim)
-                sim_close(sim); /* closes the PCI source it opened */
-        else
-                pci_source_close(env.pci);
+        engine_config_clear(&opts.cfg);
         return status;
 }

@@ -1,14 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * aer.c - AER error counters from sysfs.
+ * aer.c - AER error counters: the text of the sysfs aer_* files, parsed.
+ * Pure: the caller reads the files (pcie_monitor_read_aer).
  */
 #include "aer.h"
 
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-
-#include "hw_env.h"
 
 const char *aer_class_name(enum aer_class cls)
 {
@@ -20,6 +19,15 @@ const char *aer_class_name(enum aer_class cls)
 static bool is_space(char c)
 {
         return c == ' ' || c == '\t' || c == '\r';
+}
+
+static bool same_label(const char *a, const char *b)
+{
+        char sa[AER_NAME_LEN], sb[AER_NAME_LEN];
+
+        aer_sanitize_name(a, sa, sizeof(sa));
+        aer_sanitize_name(b, sb, sizeof(sb));
+        return !strcmp(sa, sb);
 }
 
 /* Parses one line [start, end): "<name...> <count>". */
@@ -50,6 +58,9 @@ static int parse_line(const char *start, const char *end, struct aer_list *out)
                         return -EBADMSG;
                 count = count * 10 + (uint64_t)(*p - '0');
         }
+        /* collectd's DERIVE is signed: a count beyond it is no count. */
+        if (count > INT64_MAX)
+                return -ERANGE;
         name_len = (size_t)(name_end - start);
         if (name_len >= AER_NAME_LEN)
                 return -E2BIG;
@@ -62,6 +73,11 @@ static int parse_line(const char *start, const char *end, struct aer_list *out)
                 return -E2BIG;
         memcpy(out->counters[out->count].name, start, name_len);
         out->counters[out->count].name[name_len] = '\0';
+        /* Two lines of one name (or of names that read the same as a label)
+         * would be one series twice: the file is broken. */
+        for (size_t i = 0; i < out->count; i++)
+                if (same_label(out->counters[i].name, out->counters[out->count].name))
+                        return -EBADMSG;
         out->counters[out->count].count = count;
         out->count++;
         return 0;
@@ -105,56 +121,46 @@ static int read_u64(const char *text, uint64_t *out)
         return errno || *end ? -EBADMSG : 0;
 }
 
-int aer_read(const struct hw_env *env, const char *bdf, struct aer_device *out, const char **what,
-             unsigned int *bad_line)
+const char *aer_file_name(enum aer_file file)
 {
-        static const char *const dev_files[AER_CLASS_COUNT] = {"aer_dev_correctable",
-                                                               "aer_dev_fatal", "aer_dev_nonfatal"};
-        static const char *const rp_files[AER_CLASS_COUNT] = {"aer_rootport_total_err_cor",
-                                                              "aer_rootport_total_err_fatal",
-                                                              "aer_rootport_total_err_nonfatal"};
-        char buf[4096];
-        bool any = false;
+        static const char *const names[AER_FILES] = {
+            [AER_DEV_CORRECTABLE] = "aer_dev_correctable",
+            [AER_DEV_FATAL] = "aer_dev_fatal",
+            [AER_DEV_NONFATAL] = "aer_dev_nonfatal",
+            [AER_ROOTPORT_TOTAL_COR] = "aer_rootport_total_err_cor",
+            [AER_ROOTPORT_TOTAL_FATAL] = "aer_rootport_total_err_fatal",
+            [AER_ROOTPORT_TOTAL_NONFATAL] = "aer_rootport_total_err_nonfatal",
+        };
 
-        memset(out, 0, sizeof(*out));
+        return file < AER_FILES ? names[file] : "unknown";
+}
+
+int aer_device_parse_file(struct aer_device *dev, enum aer_file file, const char *text,
+                          unsigned int *bad_line)
+{
+        int err;
+
         *bad_line = 0;
-        *what = NULL;
-        for (int c = 0; c < AER_CLASS_COUNT; c++) {
-                ssize_t n = hw_read_file(env, HW_SYSFS, buf, sizeof(buf), "bus/pci/devices/%s/%s",
-                                         bdf, dev_files[c]);
-                int err;
+        if (file <= AER_DEV_NONFATAL) {
+                enum aer_class c = (enum aer_class)(file - AER_DEV_CORRECTABLE);
 
-                if (n == -ENOENT)
-                        continue;
-                *what = dev_files[c];
-                if (n < 0)
-                        return (int)n;
-                err = aer_parse(buf, &out->classes[c], bad_line);
-                if (err)
-                        return err;
-                out->has_class[c] = true;
-                any = true;
+                err = aer_parse(text, &dev->classes[c], bad_line);
+                if (!err)
+                        dev->has_class[c] = true;
+                return err;
         }
-        for (int c = 0; c < AER_CLASS_COUNT; c++) {
-                ssize_t n = hw_read_file(env, HW_SYSFS, buf, sizeof(buf), "bus/pci/devices/%s/%s",
-                                         bdf, rp_files[c]);
-                int err;
+        if (file < AER_FILES) {
+                enum aer_class c = (enum aer_class)(file - AER_ROOTPORT_TOTAL_COR);
 
-                if (n == -ENOENT)
-                        continue;
-                *what = rp_files[c];
-                if (n < 0)
-                        return (int)n;
-                err = read_u64(buf, &out->rootport_total[c]);
+                err = read_u64(text, &dev->rootport_total[c]);
                 if (err) {
                         *bad_line = 1;
                         return err;
                 }
-                out->has_rootport_total[c] = true;
-                any = true;
+                dev->has_rootport_total[c] = true;
+                return 0;
         }
-        *what = NULL;
-        return any ? 0 : -ENOENT;
+        return -EINVAL;
 }
 
 void aer_sanitize_name(const char *name, char *out, size_t size)

@@ -16,8 +16,6 @@
 #include <stddef.h>
 #include <stdint.h>
 
-struct hw_env;
-
 enum aer_class { AER_CORRECTABLE, AER_FATAL, AER_NONFATAL, AER_CLASS_COUNT };
 
 /* "correctable", "fatal", "nonfatal" */
@@ -40,9 +38,10 @@ struct aer_list {
 
 /*
  * aer_parse - parse the text of one aer_dev_* file.
- * Returns 0; -EBADMSG for a line that is not "<name> <count>" (its 1-based
- * number in *@bad_line); -E2BIG for more than AER_MAX_COUNTERS lines or a
- * name longer than AER_NAME_LEN - 1.
+ * Returns 0; -EBADMSG for a line that is not "<name> <count>" or repeats
+ * an earlier name (its 1-based number in *@bad_line); -ERANGE for a count
+ * above INT64_MAX; -E2BIG for more than AER_MAX_COUNTERS lines or a name
+ * longer than AER_NAME_LEN - 1.
  */
 int aer_parse(const char *text, struct aer_list *out, unsigned int *bad_line);
 
@@ -53,14 +52,26 @@ struct aer_device {
         uint64_t rootport_total[AER_CLASS_COUNT];
 };
 
+/* The sysfs files of a device's AER statistics (Linux 4.19 on). */
+enum aer_file {
+        AER_DEV_CORRECTABLE, /* per error type, by class: aer_parse() */
+        AER_DEV_FATAL,
+        AER_DEV_NONFATAL,
+        AER_ROOTPORT_TOTAL_COR, /* one number: errors reported to a Root Port */
+        AER_ROOTPORT_TOTAL_FATAL,
+        AER_ROOTPORT_TOTAL_NONFATAL,
+        AER_FILES
+};
+/* "aer_dev_correctable", ..., "aer_rootport_total_err_nonfatal" */
+const char *aer_file_name(enum aer_file file);
+
 /*
- * aer_read - read a device's AER files below the env's sysfs root.
- * Returns 0 if at least one file was read, -ENOENT if the device has none
- * (no AER capability, kernel older than 4.19, or no sysfs), or the first
- * parse/read error; @what receives the file name that failed.
+ * aer_device_parse_file - parse the @text of @file into @dev (and mark that
+ * part present). Returns 0, -EBADMSG (line in *@bad_line), -E2BIG, or
+ * -EINVAL for an unknown @file.
  */
-int aer_read(const struct hw_env *env, const char *bdf, struct aer_device *out, const char **what,
-             unsigned int *bad_line);
+int aer_device_parse_file(struct aer_device *dev, enum aer_file file, const char *text,
+                          unsigned int *bad_line);
 
 /* A name safe for collectd's type_instance and Prometheus labels: spaces
  * and anything outside [A-Za-z0-9_] become '_', "[9]" becomes "9". */

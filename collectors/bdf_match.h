@@ -13,7 +13,7 @@
 
 #include <stdbool.h>
 
-#include "pci_source.h"
+#include "pci_addr.h"
 
 struct bdf_pattern {
         char field[4][9]; /* domain, bus, dev, func: normalised lower-case */

@@ -18,7 +18,7 @@
 #include "pcie_link.h"
 #include "pcie_topo.h"
 #include "perf_group.h"
-#include "sample_set.h"
+#include "sample.h"
 
 /* TLP length buckets for the distribution: 2^n DW = 64..512 bytes. */
 static const unsigned int length_thresholds[] = {4, 5, 6, 7};
@@ -476,38 +476,18 @@ static int take_reading(struct measurement *m)
 
 struct emitter {
         struct hisi_pcie_core *c;
-        struct sample_set *out;
-        int err;
+        struct sample_emitter out;
 };
-
-static void label(struct pcie_sample *s, const char *name, const char *value)
-{
-        if (s->label_count < PCIE_SAMPLE_MAX_LABELS)
-                s->labels[s->label_count++] = (struct pcie_label){name, value};
-}
 
 static struct pcie_sample base_sample(const struct hisi_pcie_core *c, const char *metric,
                                       const char *type, enum pcie_metric_kind kind,
                                       const char *instance, const char *type_instance)
 {
-        struct pcie_sample s = {.metric = metric,
-                                .type = type,
-                                .kind = kind,
-                                .instance = instance,
-                                .type_instance = type_instance};
+        struct pcie_sample s;
 
-        label(&s, "pmu", c->pmu->name);
-        if (c->opts.extra_label_name)
-                label(&s, c->opts.extra_label_name, c->opts.extra_label_value);
+        sample_init(&s, metric, type, kind, instance, type_instance);
+        sample_label(&s, "pmu", c->pmu->name);
         return s;
-}
-
-static void emit(struct emitter *em, const struct pcie_sample *s)
-{
-        int err = sample_set_add(em->out, s);
-
-        if (err && !em->err)
-                em->err = err;
 }
 
 static double bytes_per_second(const struct hisi_pcie_core *c, const struct measurement *m)
@@ -542,28 +522,28 @@ static void emit_raw(struct emitter *em, const struct measurement *m, double ela
         s = base_sample(c, pi->bandwidth ? "pcie_pmu_flux_total" : "pcie_pmu_latency_cycles_total",
                         pi->bandwidth ? "pmu_flux" : "pmu_latency_cycles", PCIE_METRIC_COUNTER,
                         target, ti);
-        label(&s, "target", target);
-        label(&s, "event", pi->primary);
+        sample_label(&s, "target", target);
+        sample_label(&s, "event", pi->primary);
         if (below[0])
-                label(&s, "shorter_than_bytes", below);
+                sample_label(&s, "shorter_than_bytes", below);
         s.counter = m->primary_total;
-        emit(em, &s);
+        sample_emit(&em->out, &s);
         s.metric = pi->bandwidth ? "pcie_pmu_time_total" : "pcie_pmu_tlps_total";
         s.type = pi->bandwidth ? "pmu_time" : "pmu_tlps";
         s.counter = m->secondary_total;
-        emit(em, &s);
+        sample_emit(&em->out, &s);
         s.metric = "pcie_pmu_counting_seconds_total";
         s.type = "pmu_counting_seconds";
         s.kind = PCIE_METRIC_FLOAT_COUNTER;
         s.gauge = m->running_seconds;
-        emit(em, &s);
+        sample_emit(&em->out, &s);
         s.metric = "pcie_pmu_coverage_ratio";
         s.type = "pmu_coverage";
         s.kind = PCIE_METRIC_GAUGE;
         s.gauge = elapsed > 0 ? m->running_seconds / elapsed : 0;
         if (s.gauge > 1)
                 s.gauge = 1;
-        emit(em, &s);
+        sample_emit(&em->out, &s);
 }
 
 static void emit_port_values(struct emitter *em, size_t port)
@@ -588,34 +568,34 @@ static void emit_port_values(struct emitter *em, size_t port)
                         snprintf(ti, sizeof(ti), "%s-lt%u", pi->name, m->below_bytes);
                         s = base_sample(c, "pcie_port_tlp_length_bytes_per_second",
                                         "pmu_length_bandwidth", PCIE_METRIC_GAUGE, p->bdf, ti);
-                        label(&s, "port", p->bdf);
-                        label(&s, "event", pi->name);
-                        label(&s, "shorter_than_bytes", below);
+                        sample_label(&s, "port", p->bdf);
+                        sample_label(&s, "event", pi->name);
+                        sample_label(&s, "shorter_than_bytes", below);
                         s.gauge = bytes_per_second(c, m);
-                        emit(em, &s);
+                        sample_emit(&em->out, &s);
                 } else if (pi->bandwidth) {
                         int dir = pi->direction[0] == 't';
 
                         s = base_sample(c, "pcie_port_bandwidth_bytes_per_second", "pmu_bandwidth",
                                         PCIE_METRIC_GAUGE, p->bdf, pi->name);
-                        label(&s, "port", p->bdf);
-                        label(&s, "direction", pi->direction);
-                        label(&s, "tlp", pi->tlp);
+                        sample_label(&s, "port", p->bdf);
+                        sample_label(&s, "direction", pi->direction);
+                        sample_label(&s, "tlp", pi->tlp);
                         s.gauge = bytes_per_second(c, m);
-                        emit(em, &s);
+                        sample_emit(&em->out, &s);
                         dir_bytes[dir] += s.gauge;
                         dir_have[dir] = true;
                 } else if (m->have_ratio) {
                         s = base_sample(c, "pcie_port_latency_seconds", "pmu_latency_seconds",
                                         PCIE_METRIC_GAUGE, p->bdf, pi->name);
-                        label(&s, "port", p->bdf);
-                        label(&s, "event", pi->name);
+                        sample_label(&s, "port", p->bdf);
+                        sample_label(&s, "event", pi->name);
                         s.gauge = m->ratio / c->opts.latency_clock_hz;
-                        emit(em, &s);
+                        sample_emit(&em->out, &s);
                         s.metric = "pcie_port_latency_cycles";
                         s.type = "pmu_latency_average_cycles";
                         s.gauge = m->ratio;
-                        emit(em, &s);
+                        sample_emit(&em->out, &s);
                 }
         }
         /* Utilisation per direction against the link's raw capacity and
@@ -632,16 +612,16 @@ static void emit_port_values(struct emitter *em, size_t port)
                 snprintf(ti, sizeof(ti), "%s-raw", names[dir]);
                 s = base_sample(c, "pcie_port_utilization_ratio", "pmu_utilization",
                                 PCIE_METRIC_GAUGE, p->bdf, ti);
-                label(&s, "port", p->bdf);
-                label(&s, "direction", names[dir]);
-                label(&s, "capacity", "raw");
+                sample_label(&s, "port", p->bdf);
+                sample_label(&s, "direction", names[dir]);
+                sample_label(&s, "capacity", "raw");
                 s.gauge = dir_bytes[dir] / (double)p->capacity;
-                emit(em, &s);
+                sample_emit(&em->out, &s);
                 snprintf(ti, sizeof(ti), "%s-effective", names[dir]);
                 s.type_instance = ti;
                 s.labels[s.label_count - 1].value = "effective";
                 s.gauge = dir_bytes[dir] / effective;
-                emit(em, &s);
+                sample_emit(&em->out, &s);
         }
 }
 
@@ -688,12 +668,12 @@ static void emit_endpoints(struct emitter *em, double elapsed)
                 e = &c->endpoints[m->endpoint];
                 s = base_sample(c, "pcie_device_bandwidth_bytes_per_second", "pmu_bandwidth",
                                 PCIE_METRIC_GAUGE, e->bdf, pi->name);
-                label(&s, "device", e->bdf);
-                label(&s, "port", c->ports[e->port].bdf);
-                label(&s, "direction", pi->direction);
-                label(&s, "tlp", pi->tlp);
+                sample_label(&s, "device", e->bdf);
+                sample_label(&s, "port", c->ports[e->port].bdf);
+                sample_label(&s, "direction", pi->direction);
+                sample_label(&s, "tlp", pi->tlp);
                 s.gauge = bytes_per_second(c, m);
-                emit(em, &s);
+                sample_emit(&em->out, &s);
                 emit_raw(em, m, elapsed);
         }
 }
@@ -704,21 +684,21 @@ static void emit_core(struct emitter *em, double elapsed)
         struct pcie_sample s;
 
         s = base_sample(c, "pcie_pmu_info", "pmu_info", PCIE_METRIC_INFO, c->pmu->name, "");
-        label(&s, "sicl", c->sicl);
-        label(&s, "core", c->core);
-        label(&s, "identifier", c->identifier);
-        label(&s, "ports", c->ports_label);
+        sample_label(&s, "sicl", c->sicl);
+        sample_label(&s, "core", c->core);
+        sample_label(&s, "identifier", c->identifier);
+        sample_label(&s, "ports", c->ports_label);
         s.gauge = 1;
-        emit(em, &s);
+        sample_emit(&em->out, &s);
 
         s = base_sample(c, "pcie_pmu_measurements", "pmu_measurements", PCIE_METRIC_GAUGE,
                         c->pmu->name, "planned");
         s.gauge = (double)c->count;
-        emit(em, &s);
+        sample_emit(&em->out, &s);
         s.metric = "pcie_pmu_measurements_counting";
         s.type_instance = "counting";
         s.gauge = (double)c->window_count;
-        emit(em, &s);
+        sample_emit(&em->out, &s);
 
         for (size_t i = 0; i < c->count; i++)
                 if (c->m[i].scope != SCOPE_DEVICE && c->m[i].have_rate)
@@ -728,7 +708,7 @@ static void emit_core(struct emitter *em, double elapsed)
 int hisi_pcie_core_tick(struct hisi_pcie_core *c, double now, struct sample_set *out)
 {
         double cpu0 = thread_cpu_seconds();
-        struct emitter em = {.c = c, .out = out};
+        struct emitter em = {.c = c, .out = {.set = out}};
         struct pcie_sample s;
         int ret = 0;
 
@@ -759,6 +739,6 @@ int hisi_pcie_core_tick(struct hisi_pcie_core *c, double now, struct sample_set 
         s = base_sample(c, "pcie_collector_cpu_seconds_total", "collector_cpu_seconds",
                         PCIE_METRIC_FLOAT_COUNTER, c->pmu->name, "");
         s.gauge = c->cpu_seconds;
-        emit(&em, &s);
-        return ret ? ret : em.err;
+        sample_emit(&em.out, &s);
+        return ret ? ret : em.out.err;
 }

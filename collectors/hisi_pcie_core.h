@@ -39,8 +39,6 @@ struct hisi_pcie_opts {
         bool endpoints;          /* per-endpoint bandwidth (bdf filter) */
         const struct bdf_filter *endpoint_filter; /* NULL: every endpoint, top talkers shown */
         size_t top_talkers;                       /* endpoints published without a filter */
-        const char *extra_label_name;             /* added to every sample, e.g. "simulated" */
-        const char *extra_label_value;
 };
 void hisi_pcie_opts_default(struct hisi_pcie_opts *opts);
 

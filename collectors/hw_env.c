@@ -4,10 +4,12 @@
  */
 #include "hw_env.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 void hw_env_init_system(struct hw_env *env)
@@ -61,9 +63,24 @@ ssize_t hw_read_file_v(const struct hw_env *env, enum hw_fs fs, char *buf, size_
         err = hw_path(env, fs, path, sizeof(path), rel);
         if (err)
                 return err;
-        fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+        /* O_NONBLOCK: a FIFO planted under the root must not block the
+         * reading thread in open(); only regular files are read (sysfs
+         * attributes and procfs files are), never a device or a FIFO. */
+        fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
         if (fd < 0)
                 return -errno;
+        {
+                struct stat st;
+
+                if (fstat(fd, &st) < 0)
+                        err = -errno;
+                else if (!S_ISREG(st.st_mode))
+                        err = S_ISDIR(st.st_mode) ? -EISDIR : -EINVAL;
+                if (err) {
+                        close(fd);
+                        return err;
+                }
+        }
         /* Loop: sysfs answers in one read, but procfs and plain files in a
          * fixture tree may come in pieces. */
         for (;;) {
@@ -145,4 +162,31 @@ int hw_write_file(const struct hw_env *env, enum hw_fs fs, const char *text,
         if (close(fd) < 0)
                 return -errno;
         return 0;
+}
+
+int hw_list_dir(const struct hw_env *env, enum hw_fs fs, hw_dir_visit_fn visit, void *ctx,
+                const char *relpath_fmt, ...)
+{
+        char rel[512], path[1024];
+        struct dirent *de;
+        va_list ap;
+        DIR *dir;
+        int n, err;
+
+        va_start(ap, relpath_fmt);
+        n = vsnprintf(rel, sizeof(rel), relpath_fmt, ap);
+        va_end(ap);
+        if (n < 0 || (size_t)n >= sizeof(rel))
+                return -ENAMETOOLONG;
+        err = hw_path(env, fs, path, sizeof(path), rel);
+        if (err)
+                return err;
+        dir = opendir(path);
+        if (!dir)
+                return -errno;
+        while (!err && (de = readdir(dir)))
+                if (strcmp(de->d_name, ".") && strcmp(de->d_name, ".."))
+                        err = visit(ctx, de->d_name);
+        closedir(dir);
+        return err;
 }

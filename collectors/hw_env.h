@@ -7,8 +7,12 @@
  * configuration space (libpci, live or from an `lspci -xxxx` dump),
  * perf_event_open and friends, read-only MMIO, and logging. The real machine,
  * a fixture tree and the simulated machine are just different hw_envs; the
- * collectors run unchanged on all of them and never open /sys paths, call
- * syscall() or mmap() themselves.
+ * collectors run unchanged on all of them and never open /sys paths, list
+ * directories, call syscall() or mmap() themselves: files and directories
+ * below the roots go through hw_read_file, hw_write_file and hw_list_dir
+ * (hw_env.c is the only code that opens them), perf through the perf ops,
+ * register windows through the MMIO ops (which take a path under the root
+ * built with hw_path).
  */
 #ifndef PCIESCOPE_HW_ENV_H
 #define PCIESCOPE_HW_ENV_H
@@ -101,8 +105,10 @@ enum hw_fs { HW_SYSFS, HW_PROCFS };
  * @buf receives at most @size - 1 bytes and a terminating NUL.
  *
  * Returns the number of bytes read, -ENOENT when the root is not set or the
- * file does not exist, -EFBIG when the file does not fit in @buf, or another
- * negative errno from open/read.
+ * file does not exist, -EFBIG when the file does not fit in @buf, -EISDIR
+ * or -EINVAL when it is a directory or not a regular file (a FIFO or a
+ * device never blocks or floods the reader), or another negative errno
+ * from open/read.
  */
 ssize_t hw_read_file(const struct hw_env *env, enum hw_fs fs, char *buf, size_t size,
                      const char *relpath_fmt, ...) __attribute__((format(printf, 5, 6)));
@@ -120,6 +126,17 @@ ssize_t hw_read_file_v(const struct hw_env *env, enum hw_fs fs, char *buf, size_
  */
 int hw_write_file(const struct hw_env *env, enum hw_fs fs, const char *text,
                   const char *relpath_fmt, ...) __attribute__((format(printf, 4, 5)));
+
+/*
+ * hw_list_dir - the names in a directory below the sysfs or procfs root
+ * (in readdir order, without "." and ".."), one call of @visit each; a
+ * non-zero return of @visit stops the listing and is returned. Returns 0,
+ * -ENOENT (no root or no such directory), -ENOTDIR, -ENAMETOOLONG, the
+ * errno of opendir (e.g. -EACCES), or @visit's value.
+ */
+typedef int (*hw_dir_visit_fn)(void *ctx, const char *name);
+int hw_list_dir(const struct hw_env *env, enum hw_fs fs, hw_dir_visit_fn visit, void *ctx,
+                const char *relpath_fmt, ...) __attribute__((format(printf, 5, 6)));
 
 /* Absolute path of @relpath under the root; -ENAMETOOLONG or -ENOENT. */
 int hw_path(const struct hw_env *env, enum hw_fs fs, char *out, size_t size, const char *relpath);

@@ -15,11 +15,11 @@
 
 #include "hw_env.h"
 #include "pcie_link.h"
-#include "pcie_monitor.h"
+#include "sample.h"
 #include "pcie_topo.h"
 #include "perf_group.h"
 #include "perf_pmu.h"
-#include "sample_set.h"
+#include "sample.h"
 #include "uncore_discovery.h"
 
 #define PMU_PREFIX "uncore_iio_free_running_"
@@ -559,39 +559,19 @@ static int read_stack(struct stack *st)
 
 struct emitter {
         const struct intel_iio_socket *s;
-        struct sample_set *out;
-        int err;
+        struct sample_emitter out;
         char socket[12];
 };
-
-static void label(struct pcie_sample *s, const char *name, const char *value)
-{
-        if (value && *value && s->label_count < PCIE_SAMPLE_MAX_LABELS)
-                s->labels[s->label_count++] = (struct pcie_label){name, value};
-}
-
-static void emit(struct emitter *em, const struct pcie_sample *s)
-{
-        int err = sample_set_add(em->out, s);
-
-        if (err && !em->err)
-                em->err = err;
-}
 
 static struct pcie_sample base(struct emitter *em, const struct stack *st, const char *metric,
                                const char *type, enum pcie_metric_kind kind, const char *instance,
                                const char *type_instance)
 {
-        struct pcie_sample s = {.metric = metric,
-                                .type = type,
-                                .kind = kind,
-                                .instance = instance,
-                                .type_instance = type_instance};
+        struct pcie_sample s;
 
-        label(&s, "pmu", st->pmu);
-        label(&s, "socket", em->socket);
-        if (em->s->opts->extra_label_name)
-                label(&s, em->s->opts->extra_label_name, em->s->opts->extra_label_value);
+        sample_init(&s, metric, type, kind, instance, type_instance);
+        sample_label(&s, "pmu", st->pmu);
+        sample_label(&s, "socket", em->socket);
         return s;
 }
 
@@ -604,9 +584,9 @@ static struct pcie_sample part_sample(struct emitter *em, const struct stack *st
 {
         struct pcie_sample s = base(em, st, metric, type, kind, instance, type_instance);
 
-        label(&s, "stack", box);
-        label(&s, "part", part);
-        label(&s, "port", port);
+        sample_label(&s, "stack", box);
+        sample_label(&s, "part", part);
+        sample_label(&s, "port", port);
         return s;
 }
 
@@ -622,13 +602,13 @@ static void emit_stack(struct emitter *em, const struct stack *st)
         /* What is known about the stack: mapping and scale. */
         snprintf(bpc, sizeof(bpc), "%g", st->parts[0].offered ? st->parts[0].in_bpc : 0.0);
         s = base(em, st, "pcie_iio_stack_info", "pmu_info", PCIE_METRIC_INFO, instance, "stack");
-        label(&s, "stack", box);
-        label(&s, "root_bus", st->mapping != MAPPED_NOT ? root_bus : "");
-        label(&s, "mapping", mapping_name(st->mapping));
-        label(&s, "bytes_per_count", bpc);
-        label(&s, "scale", st->scale_source);
+        sample_label(&s, "stack", box);
+        sample_label(&s, "root_bus", st->mapping != MAPPED_NOT ? root_bus : "");
+        sample_label(&s, "mapping", mapping_name(st->mapping));
+        sample_label(&s, "bytes_per_count", bpc);
+        sample_label(&s, "scale", st->scale_source);
         s.gauge = 1;
-        emit(em, &s);
+        sample_emit(&em->out, &s);
 
         for (unsigned int p = 0; p < INTEL_IIO_PARTS; p++) {
                 const struct part *pt = &st->parts[p];
@@ -642,10 +622,10 @@ static void emit_stack(struct emitter *em, const struct stack *st)
                         s = part_sample(em, st, "pcie_port_bandwidth_bytes_per_second",
                                         "pmu_bandwidth", PCIE_METRIC_GAUGE, instance, ti, box, part,
                                         pt->port);
-                        label(&s, "direction", "rx");
-                        label(&s, "tlp", "all");
+                        sample_label(&s, "direction", "rx");
+                        sample_label(&s, "tlp", "all");
                         s.gauge = pt->in_rate;
-                        emit(em, &s);
+                        sample_emit(&em->out, &s);
                         if (pt->port[0] && pt->capacity) {
                                 double eff = (double)pt->capacity *
                                              (pt->mps ? pcie_payload_efficiency(pt->mps) : 1.0);
@@ -654,46 +634,46 @@ static void emit_stack(struct emitter *em, const struct stack *st)
                                 s = part_sample(em, st, "pcie_port_utilization_ratio",
                                                 "pmu_utilization", PCIE_METRIC_GAUGE, instance, ti,
                                                 box, part, pt->port);
-                                label(&s, "direction", "rx");
-                                label(&s, "capacity", "raw");
+                                sample_label(&s, "direction", "rx");
+                                sample_label(&s, "capacity", "raw");
                                 s.gauge = pt->in_rate / (double)pt->capacity;
-                                emit(em, &s);
+                                sample_emit(&em->out, &s);
                                 snprintf(ti, sizeof(ti), "part%u-rx-effective", p);
                                 s.labels[s.label_count - 1].value = "effective";
                                 s.gauge = pt->in_rate / eff;
-                                emit(em, &s);
+                                sample_emit(&em->out, &s);
                         }
                         if (pt->out_index >= 0) {
                                 snprintf(ti, sizeof(ti), "part%u-tx", p);
                                 s = part_sample(em, st, "pcie_iio_bw_out_estimate_bytes_per_second",
                                                 "pmu_bandwidth", PCIE_METRIC_GAUGE, instance, ti,
                                                 box, part, pt->port);
-                                label(&s, "direction", "tx");
+                                sample_label(&s, "direction", "tx");
                                 s.gauge = pt->out_rate;
-                                emit(em, &s);
+                                sample_emit(&em->out, &s);
                         }
                 }
                 snprintf(ti, sizeof(ti), "bw_in_port%u", p);
                 s = part_sample(em, st, "pcie_iio_counts_total", "iio_counts", PCIE_METRIC_COUNTER,
                                 instance, ti, box, part, NULL);
-                label(&s, "event", ti);
+                sample_label(&s, "event", ti);
                 s.counter = pt->in_counts;
-                emit(em, &s);
+                sample_emit(&em->out, &s);
         }
         if (st->ioclk_index >= 0) {
                 s = base(em, st, "pcie_iio_counts_total", "iio_counts", PCIE_METRIC_COUNTER,
                          instance, "ioclk");
-                label(&s, "stack", box);
-                label(&s, "event", "ioclk");
+                sample_label(&s, "stack", box);
+                sample_label(&s, "event", "ioclk");
                 s.counter = st->ioclk_counts;
-                emit(em, &s);
+                sample_emit(&em->out, &s);
         }
 }
 
 int intel_iio_socket_tick(struct intel_iio_socket *s, double now, struct sample_set *out)
 {
         double cpu0 = thread_cpu_seconds();
-        struct emitter em = {.s = s, .out = out};
+        struct emitter em = {.s = s, .out = {.set = out}};
         struct pcie_sample cs;
         int ret = 0;
 
@@ -708,16 +688,11 @@ int intel_iio_socket_tick(struct intel_iio_socket *s, double now, struct sample_
                         emit_stack(&em, &s->stacks[i]);
         }
         s->cpu_seconds += thread_cpu_seconds() - cpu0;
-        cs = (struct pcie_sample){.metric = "pcie_collector_cpu_seconds_total",
-                                  .type = "collector_cpu_seconds",
-                                  .kind = PCIE_METRIC_FLOAT_COUNTER,
-                                  .instance = s->name,
-                                  .type_instance = "cpu"};
-        label(&cs, "pmu", "uncore_iio_free_running");
-        label(&cs, "socket", em.socket);
-        if (s->opts->extra_label_name)
-                label(&cs, s->opts->extra_label_name, s->opts->extra_label_value);
+        sample_init(&cs, "pcie_collector_cpu_seconds_total", "collector_cpu_seconds",
+                    PCIE_METRIC_FLOAT_COUNTER, s->name, "cpu");
+        sample_label(&cs, "pmu", "uncore_iio_free_running");
+        sample_label(&cs, "socket", em.socket);
         cs.gauge = s->cpu_seconds;
-        emit(&em, &cs);
-        return ret ? ret : em.err;
+        sample_emit(&em.out, &cs);
+        return ret ? ret : em.out.err;
 }

@@ -55,8 +55,6 @@ struct intel_iio_opts {
         bool bw_out; /* publish bw_out_port* estimates where the kernel offers them */
         size_t map_count;
         struct intel_iio_map maps[INTEL_IIO_MAX_MAPS];
-        const char *extra_label_name; /* added to every sample, e.g. "simulated" */
-        const char *extra_label_value;
 };
 void intel_iio_opts_default(struct intel_iio_opts *opts);
 

@@ -16,21 +16,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "pci_addr.h"
+
 struct hw_env;
 struct pci_source;
-
-struct pci_addr {
-        uint32_t domain;
-        uint8_t bus, dev, func;
-};
-
-/* "dddd:bb:dd.f"; @out must hold PCI_BDF_LEN bytes. */
-#define PCI_BDF_LEN 20
-void pci_addr_format(const struct pci_addr *addr, char *out);
-/* Parses "dddd:bb:dd.f" or "bb:dd.f" (domain 0). 0 or -EINVAL. */
-int pci_addr_parse(const char *s, struct pci_addr *addr);
-/* Orders by domain, bus, device, function. */
-int pci_addr_compare(const struct pci_addr *a, const struct pci_addr *b);
 
 /* Live access. @sysfs_root is the directory that holds bus/pci ("/sys"). */
 int pci_source_open_live(const char *sysfs_root, struct pci_source **out);

@@ -152,25 +152,28 @@ static bool set_mps(const struct pcie_function *f, struct pcie_setting *s, unsig
         return true;
 }
 
-struct sim {
+/* One policy applied to a topology: the kernel's two configuration steps
+ * (pci_configure_mps per device, then pcie_bus_configure_settings per bus)
+ * walked over our copy of the tree. */
+struct policy_walk {
         const struct pcie_topo *topo;
         enum pcie_policy policy;
         struct pcie_setting *s;
         size_t n;
 };
 
-static const struct pcie_function *fn(const struct sim *sim, size_t i)
+static const struct pcie_function *fn(const struct policy_walk *sim, size_t i)
 {
         return pcie_topo_get(sim->topo, i);
 }
 
-static bool is_pcie(const struct sim *sim, size_t i)
+static bool is_pcie(const struct policy_walk *sim, size_t i)
 {
         return i != PCIE_TOPO_NONE && fn(sim, i)->info.has_pcie;
 }
 
 /* Step A: pci_configure_mps() as each device is added. */
-static void step_a(struct sim *sim, size_t i)
+static void step_a(struct policy_walk *sim, size_t i)
 {
         const struct pcie_function *dev = fn(sim, i);
         size_t b = dev->parent;
@@ -198,7 +201,7 @@ static void step_a(struct sim *sim, size_t i)
 
 /* Devices in the order the kernel adds them: all functions of a bus first,
  * then each bridge's secondary bus, depth first (pci_scan_child_bus). */
-static void enumerate(struct sim *sim, size_t parent, uint32_t domain, uint8_t bus)
+static void enumerate(struct policy_walk *sim, size_t parent, uint32_t domain, uint8_t bus)
 {
         for (size_t i = 0; i < sim->n; i++)
                 if (fn(sim, i)->parent == parent &&
@@ -214,8 +217,8 @@ static void enumerate(struct sim *sim, size_t parent, uint32_t domain, uint8_t b
 
 /* Pre-order walk of the hierarchy below @top, as pci_walk_bus() does:
  * a bridge is visited before the devices behind it. */
-static void walk_below(struct sim *sim, size_t top, void (*cb)(struct sim *, size_t, void *),
-                       void *data)
+static void walk_below(struct policy_walk *sim, size_t top,
+                       void (*cb)(struct policy_walk *, size_t, void *), void *data)
 {
         for (size_t i = 0; i < sim->n; i++) {
                 if (fn(sim, i)->parent != top)
@@ -227,7 +230,7 @@ static void walk_below(struct sim *sim, size_t top, void (*cb)(struct sim *, siz
 }
 
 /* pcie_find_smpss() */
-static void find_smpss(struct sim *sim, size_t i, void *data)
+static void find_smpss(struct policy_walk *sim, size_t i, void *data)
 {
         const struct pcie_function *dev = fn(sim, i);
         unsigned int *smpss = data;
@@ -243,7 +246,7 @@ static void find_smpss(struct sim *sim, size_t i, void *data)
 }
 
 /* pcie_bus_configure_set(): pcie_write_mps() then pcie_write_mrrs(). */
-static void configure_set(struct sim *sim, size_t i, void *data)
+static void configure_set(struct policy_walk *sim, size_t i, void *data)
 {
         const struct pcie_function *dev = fn(sim, i);
         struct pcie_setting *s = &sim->s[i];
@@ -265,7 +268,7 @@ static void configure_set(struct sim *sim, size_t i, void *data)
 }
 
 /* Step B: pcie_bus_configure_settings() for each bridge on a root bus. */
-static void step_b(struct sim *sim)
+static void step_b(struct policy_walk *sim)
 {
         if (sim->policy != PCIE_POLICY_SAFE && sim->policy != PCIE_POLICY_PERFORMANCE &&
             sim->policy != PCIE_POLICY_PEER2PEER)
@@ -289,7 +292,8 @@ static void step_b(struct sim *sim)
 void pcie_policy_simulate(const struct pcie_topo *topo, enum pcie_policy policy,
                           struct pcie_setting *out)
 {
-        struct sim sim = {.topo = topo, .policy = policy, .s = out, .n = pcie_topo_count(topo)};
+        struct policy_walk sim = {
+            .topo = topo, .policy = policy, .s = out, .n = pcie_topo_count(topo)};
 
         for (size_t i = 0; i < sim.n; i++) {
                 const struct pcie_function *f = fn(&sim, i);

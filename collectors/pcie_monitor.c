@@ -33,22 +33,6 @@ struct pcie_monitor {
         bool scan_failing; /* the last scan failed and was logged */
 };
 
-const char *pcie_metric_kind_name(enum pcie_metric_kind kind)
-{
-        switch (kind) {
-        case PCIE_METRIC_GAUGE:
-                return "gauge";
-        case PCIE_METRIC_COUNTER:
-        case PCIE_METRIC_FLOAT_COUNTER:
-                return "counter";
-        case PCIE_METRIC_INFO:
-                return "info";
-        case PCIE_METRIC_HISTOGRAM:
-                return "histogram";
-        }
-        return "unknown";
-}
-
 void pcie_monitor_opts_default(struct pcie_monitor_opts *opts)
 {
         memset(opts, 0, sizeof(*opts));
@@ -65,25 +49,37 @@ void pcie_monitor_opts_default(struct pcie_monitor_opts *opts)
 int pcie_monitor_new(const struct hw_env *env, const struct pcie_monitor_opts *opts,
                      struct pcie_monitor **out)
 {
+        static const char *const source_names[] = {
+            [PCIE_POLICY_FROM_CONFIG] = "config",
+            [PCIE_POLICY_FROM_CMDLINE] = "cmdline",
+            [PCIE_POLICY_FROM_DEFAULT] = "default",
+        };
         struct pcie_monitor *mon = calloc(1, sizeof(*mon));
-        char cmdline[HW_FILE_MAX];
 
         if (!mon)
                 return -ENOMEM;
         mon->env = env;
         mon->opts = *opts;
-        if (opts->policy_given) {
-                mon->policy = opts->policy;
-                mon->policy_source = "config";
-        } else if (hw_read_file(env, HW_PROCFS, cmdline, sizeof(cmdline), "cmdline") >= 0 &&
-                   pcie_policy_from_cmdline(cmdline, &mon->policy) > 0) {
-                mon->policy_source = "cmdline";
-        } else {
-                mon->policy = PCIE_POLICY_DEFAULT;
-                mon->policy_source = "default";
-        }
+        mon->policy_source = source_names[pcie_policy_in_force(
+            env, opts->policy_given ? &opts->policy : NULL, &mon->policy)];
         *out = mon;
         return 0;
+}
+
+enum pcie_policy_source pcie_policy_in_force(const struct hw_env *env,
+                                             const enum pcie_policy *given, enum pcie_policy *out)
+{
+        char cmdline[HW_FILE_MAX];
+
+        if (given) {
+                *out = *given;
+                return PCIE_POLICY_FROM_CONFIG;
+        }
+        if (hw_read_file(env, HW_PROCFS, cmdline, sizeof(cmdline), "cmdline") >= 0 &&
+            pcie_policy_from_cmdline(cmdline, out) > 0)
+                return PCIE_POLICY_FROM_CMDLINE;
+        *out = PCIE_POLICY_DEFAULT;
+        return PCIE_POLICY_FROM_DEFAULT;
 }
 
 void pcie_monitor_free(struct pcie_monitor *mon)
@@ -136,60 +132,48 @@ static int merge_states(struct pcie_monitor *mon, const struct pcie_topo *topo)
         return 0;
 }
 
-/* Builder for samples of one function; keeps the common labels. */
+/* Samples of one function (or of the whole bus when bdf is NULL): the
+ * emitter kit plus the function's own label. */
 struct emitter {
-        pcie_emit_fn emit;
-        void *ctx;
+        struct sample_emitter out;
         const char *bdf;
 };
 
-static void add_label(struct pcie_sample *s, const char *name, const char *value)
+static void function_sample(struct pcie_sample *s, struct emitter *em, const char *metric,
+                            const char *type, enum pcie_metric_kind kind, const char *type_instance)
 {
-        if (s->label_count < PCIE_SAMPLE_MAX_LABELS && value && *value)
-                s->labels[s->label_count++] = (struct pcie_label){name, value};
+        sample_init(s, metric, type, kind, em->bdf, type_instance);
+        sample_label(s, "bdf", em->bdf);
 }
 
-static void sample_init(struct pcie_sample *s, const struct emitter *em, const char *metric,
-                        const char *type, enum pcie_metric_kind kind, const char *type_instance)
-{
-        memset(s, 0, sizeof(*s));
-        s->metric = metric;
-        s->type = type;
-        s->kind = kind;
-        s->instance = em->bdf ? em->bdf : "";
-        s->type_instance = type_instance ? type_instance : "";
-        if (em->bdf)
-                add_label(s, "bdf", em->bdf);
-}
-
-static int emit_gauge(const struct emitter *em, const char *metric, const char *type,
+static int emit_gauge(struct emitter *em, const char *metric, const char *type,
                       const char *type_instance, const char *label, double value)
 {
         struct pcie_sample s;
 
-        sample_init(&s, em, metric, type, PCIE_METRIC_GAUGE, type_instance);
+        function_sample(&s, em, metric, type, PCIE_METRIC_GAUGE, type_instance);
         if (label)
-                add_label(&s, label, type_instance);
+                sample_label(&s, label, type_instance);
         s.gauge = value;
-        return em->emit(em->ctx, &s);
+        return sample_emit(&em->out, &s);
 }
 
-static int emit_counter(const struct emitter *em, const char *metric, const char *type,
+static int emit_counter(struct emitter *em, const char *metric, const char *type,
                         const char *type_instance, uint64_t value, const char *label1,
                         const char *value1, const char *label2, const char *value2)
 {
         struct pcie_sample s;
 
-        sample_init(&s, em, metric, type, PCIE_METRIC_COUNTER, type_instance);
+        function_sample(&s, em, metric, type, PCIE_METRIC_COUNTER, type_instance);
         if (label1)
-                add_label(&s, label1, value1);
+                sample_label(&s, label1, value1);
         if (label2)
-                add_label(&s, label2, value2);
+                sample_label(&s, label2, value2);
         s.counter = value;
-        return em->emit(em->ctx, &s);
+        return sample_emit(&em->out, &s);
 }
 
-static int emit_info(const struct emitter *em, const struct pcie_topo *topo,
+static int emit_info(struct emitter *em, const struct pcie_topo *topo,
                      const struct pcie_function *f)
 {
         char vendor[8], device[8], class[10], numa[12];
@@ -199,25 +183,24 @@ static int emit_info(const struct emitter *em, const struct pcie_topo *topo,
         snprintf(device, sizeof(device), "0x%04x", f->info.device_id);
         snprintf(class, sizeof(class), "0x%06x", f->info.class_code);
         snprintf(numa, sizeof(numa), "%d", f->numa_node);
-        sample_init(&s, em, "pcie_device_info", "device_info", PCIE_METRIC_INFO, "");
-        add_label(&s, "vendor_id", vendor);
-        add_label(&s, "device_id", device);
-        add_label(&s, "class", class);
-        add_label(&s, "port_type", pcie_port_type_name(f->info.port_type));
+        function_sample(&s, em, "pcie_device_info", "device_info", PCIE_METRIC_INFO, "");
+        sample_label(&s, "vendor_id", vendor);
+        sample_label(&s, "device_id", device);
+        sample_label(&s, "class", class);
+        sample_label(&s, "port_type", pcie_port_type_name(f->info.port_type));
         if (f->parent != PCIE_TOPO_NONE)
-                add_label(&s, "parent", pcie_topo_get(topo, f->parent)->bdf);
+                sample_label(&s, "parent", pcie_topo_get(topo, f->parent)->bdf);
         if (f->root_port != PCIE_TOPO_NONE)
-                add_label(&s, "root_port", pcie_topo_get(topo, f->root_port)->bdf);
+                sample_label(&s, "root_port", pcie_topo_get(topo, f->root_port)->bdf);
         if (f->numa_node != PCIE_NUMA_UNKNOWN)
-                add_label(&s, "numa_node", numa);
-        add_label(&s, "vendor_name", f->vendor_name);
-        add_label(&s, "device_name", f->device_name);
+                sample_label(&s, "numa_node", numa);
+        sample_label(&s, "vendor_name", f->vendor_name);
+        sample_label(&s, "device_name", f->device_name);
         s.gauge = 1;
-        return em->emit(em->ctx, &s);
+        return sample_emit(&em->out, &s);
 }
 
-static int emit_link(const struct emitter *em, const struct pcie_function *f,
-                     struct device_state *st)
+static int emit_link(struct emitter *em, const struct pcie_function *f, struct device_state *st)
 {
         const struct pcie_link_regs *l = &f->info.link;
         unsigned int max_code = pcie_speed_vector_max(f->speed_vector);
@@ -256,7 +239,7 @@ static int emit_link(const struct emitter *em, const struct pcie_function *f,
         return err;
 }
 
-static int emit_audit(const struct emitter *em, const struct pcie_audit *audit, size_t index,
+static int emit_audit(struct emitter *em, const struct pcie_audit *audit, size_t index,
                       const struct pcie_function *f)
 {
         const struct pcie_func_audit *fa = pcie_audit_func(audit, index);
@@ -294,34 +277,65 @@ static int emit_audit(const struct emitter *em, const struct pcie_audit *audit, 
 
                 if (fd->func != index)
                         continue;
-                sample_init(&s, em, "pcie_audit_finding", "audit_finding", PCIE_METRIC_GAUGE,
-                            pcie_finding_kind_name(fd->kind));
-                add_label(&s, "finding", pcie_finding_kind_name(fd->kind));
-                add_label(&s, "severity", pcie_severity_name(fd->severity));
+                function_sample(&s, em, "pcie_audit_finding", "audit_finding", PCIE_METRIC_GAUGE,
+                                pcie_finding_kind_name(fd->kind));
+                sample_label(&s, "finding", pcie_finding_kind_name(fd->kind));
+                sample_label(&s, "severity", pcie_severity_name(fd->severity));
                 s.gauge = 1;
-                err = em->emit(em->ctx, &s);
+                err = sample_emit(&em->out, &s);
         }
         return err;
 }
 
-static int emit_aer(struct pcie_monitor *mon, const struct emitter *em,
-                    const struct pcie_function *f, struct device_state *st)
+int pcie_monitor_read_aer(const struct hw_env *env, const char *bdf, struct aer_device *out,
+                          const char **what, unsigned int *bad_line)
+{
+        char buf[4096];
+        bool any = false;
+
+        memset(out, 0, sizeof(*out));
+        *bad_line = 0;
+        *what = NULL;
+        for (int file = 0; file < AER_FILES; file++) {
+                ssize_t n = hw_read_file(env, HW_SYSFS, buf, sizeof(buf), "bus/pci/devices/%s/%s",
+                                         bdf, aer_file_name((enum aer_file)file));
+                int err;
+
+                if (n == -ENOENT)
+                        continue;
+                *what = aer_file_name((enum aer_file)file);
+                if (n < 0)
+                        return (int)n;
+                err = aer_device_parse_file(out, (enum aer_file)file, buf, bad_line);
+                if (err)
+                        return err;
+                any = true;
+        }
+        *what = NULL;
+        return any ? 0 : -ENOENT;
+}
+
+static int emit_aer(struct pcie_monitor *mon, struct emitter *em, const struct pcie_function *f,
+                    struct device_state *st)
 {
         struct aer_device aer;
         const char *what;
         unsigned int line;
-        int err = aer_read(mon->env, f->bdf, &aer, &what, &line);
+        int err = pcie_monitor_read_aer(mon->env, f->bdf, &aer, &what, &line);
 
         if (err == -ENOENT && !what)
                 return 0; /* no AER statistics for this device */
         if (err) {
                 /* One broken device must not stop the others: log once,
                  * skip its AER values until the files read again. */
+                char where[32] = "";
+
+                if (line)
+                        snprintf(where, sizeof(where), " line %u", line);
                 if (!st->aer_error_logged)
                         hw_logf(mon->env, HW_LOG_WARNING,
-                                "%s: cannot use AER statistics from %s%s%u: %s; skipping them",
-                                f->bdf, what ? what : "sysfs", line ? " line " : "",
-                                line ? line : 0, strerror(-err));
+                                "%s: cannot use AER statistics from %s%s: %s; skipping them",
+                                f->bdf, what ? what : "sysfs", where, strerror(-err));
                 st->aer_error_logged = true;
                 return 0;
         }
@@ -360,7 +374,7 @@ static int emit_function(struct pcie_monitor *mon, const struct pcie_topo *topo,
 {
         const struct pcie_function *f = pcie_topo_get(topo, i);
         struct device_state *st = &mon->states[i];
-        struct emitter em = {.emit = emit, .ctx = ctx, .bdf = f->bdf};
+        struct emitter em = {.out = {.fn = emit, .ctx = ctx}, .bdf = f->bdf};
         int err = 0;
 
         if (f->cfg_len < 256 && !st->truncated_logged) {
@@ -383,18 +397,18 @@ static int emit_function(struct pcie_monitor *mon, const struct pcie_topo *topo,
 
 static int emit_globals(struct pcie_monitor *mon, pcie_emit_fn emit, void *ctx)
 {
-        struct emitter em = {.emit = emit, .ctx = ctx, .bdf = NULL};
+        struct emitter em = {.out = {.fn = emit, .ctx = ctx}, .bdf = NULL};
         struct pcie_sample s;
         int err;
 
         err = emit_gauge(&em, "pcie_functions", "pci_functions", "", NULL, (double)mon->selected);
         if (err || !mon->opts.collect_audit)
                 return err;
-        sample_init(&s, &em, "pcie_mps_policy_info", "mps_policy_info", PCIE_METRIC_INFO, "");
-        add_label(&s, "policy", pcie_policy_name(mon->policy));
-        add_label(&s, "source", mon->policy_source);
+        function_sample(&s, &em, "pcie_mps_policy_info", "mps_policy_info", PCIE_METRIC_INFO, "");
+        sample_label(&s, "policy", pcie_policy_name(mon->policy));
+        sample_label(&s, "source", mon->policy_source);
         s.gauge = 1;
-        return emit(ctx, &s);
+        return sample_emit(&em.out, &s);
 }
 
 int pcie_monitor_sample(struct pcie_monitor *mon, pcie_emit_fn emit, void *ctx)

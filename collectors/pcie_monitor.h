@@ -15,47 +15,9 @@
 
 #include "bdf_match.h"
 #include "pcie_audit.h"
+#include "sample.h"
 
 struct hw_env;
-
-enum pcie_metric_kind {
-        PCIE_METRIC_GAUGE,
-        PCIE_METRIC_COUNTER, /* monotonic since the monitor started */
-        PCIE_METRIC_INFO,    /* gauge with value 1 carrying labels */
-        /* Monotonic, but fractional (seconds of CPU or counting time): the
-         * value is in .gauge, collectd sees a gauge, Prometheus a counter. */
-        PCIE_METRIC_FLOAT_COUNTER,
-        /* One series of a Prometheus histogram: .metric ends in _bucket
-         * (with an "le" label), _sum or _count; cumulative since the
-         * collector started; the value is in .gauge (collectd sees a gauge,
-         * prom.type says "histogram"). */
-        PCIE_METRIC_HISTOGRAM,
-};
-/* "gauge", "counter" (both counter kinds), "info", "histogram" */
-const char *pcie_metric_kind_name(enum pcie_metric_kind kind);
-
-#define PCIE_SAMPLE_MAX_LABELS 12
-
-struct pcie_label {
-        const char *name;
-        const char *value;
-};
-
-struct pcie_sample {
-        const char *metric; /* Prometheus name, e.g. "pcie_link_width_lanes" */
-        const char *type;   /* collectd type (a data set with one "value" source) */
-        enum pcie_metric_kind kind;
-        const char *instance;      /* collectd plugin_instance: a BDF, or "" */
-        const char *type_instance; /* collectd type_instance, or "" */
-        double gauge;              /* GAUGE and INFO */
-        uint64_t counter;          /* COUNTER */
-        size_t label_count;
-        struct pcie_label labels[PCIE_SAMPLE_MAX_LABELS];
-};
-
-/* Return non-zero to stop the sample (it is returned by
- * pcie_monitor_sample()). */
-typedef int (*pcie_emit_fn)(void *ctx, const struct pcie_sample *sample);
 
 struct pcie_monitor_opts {
         bool collect_link;
@@ -70,6 +32,32 @@ struct pcie_monitor_opts {
         const struct bdf_filter *filter; /* NULL: every function */
 };
 void pcie_monitor_opts_default(struct pcie_monitor_opts *opts);
+
+/* Where the MPS policy the audit assumes comes from. */
+enum pcie_policy_source {
+        PCIE_POLICY_FROM_CONFIG,  /* the user said so (option, --policy) */
+        PCIE_POLICY_FROM_CMDLINE, /* pci=pcie_bus_* on the kernel command line */
+        PCIE_POLICY_FROM_DEFAULT, /* neither: the kernel's default */
+};
+
+/*
+ * pcie_policy_in_force - the MPS policy to audit against: @given when not
+ * NULL, else the one /proc/cmdline (through the env) selects, else the
+ * kernel default. The one place the policy is decided for every host.
+ */
+enum pcie_policy_source pcie_policy_in_force(const struct hw_env *env,
+                                             const enum pcie_policy *given, enum pcie_policy *out);
+
+struct aer_device;
+/*
+ * pcie_monitor_read_aer - read a device's AER files below the env's sysfs
+ * root and parse them (aer.h). Returns 0 if at least one file was read,
+ * -ENOENT if the device has none (no AER capability, kernel older than
+ * 4.19, or no sysfs), or the first read/parse error; @what receives the
+ * file name that failed.
+ */
+int pcie_monitor_read_aer(const struct hw_env *env, const char *bdf, struct aer_device *out,
+                          const char **what, unsigned int *bad_line);
 
 struct pcie_monitor;
 

@@ -12,7 +12,6 @@
 #define _GNU_SOURCE /* strtod_l, newlocale */
 #include "perf_pmu.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <limits.h>
 #include <linux/perf_event.h>
@@ -497,30 +496,11 @@ static ssize_t read_pmu_file(const struct hw_env *env, const char *pmu, const ch
         return hw_read_file(env, HW_SYSFS, buf, size, DEVICES_DIR "/%s/%s", pmu, file);
 }
 
-/* opendir() of DEVICES_DIR[/@pmu[/@sub]] under the sysfs root; NULL with
- * *@err set on failure. */
-static DIR *open_pmu_dir(const struct hw_env *env, const char *pmu, const char *sub, int *err)
+/* Keeps listing while nothing failed. */
+static int dir_exists(void *ctx, const char *name)
 {
-        char rel[256], path[PATH_MAX];
-        DIR *dir;
-        int n;
-
-        if (!pmu)
-                n = snprintf(rel, sizeof(rel), "%s", DEVICES_DIR);
-        else if (!sub)
-                n = snprintf(rel, sizeof(rel), DEVICES_DIR "/%s", pmu);
-        else
-                n = snprintf(rel, sizeof(rel), DEVICES_DIR "/%s/%s", pmu, sub);
-        if (n < 0 || (size_t)n >= sizeof(rel)) {
-                *err = -ENAMETOOLONG;
-                return NULL;
-        }
-        *err = hw_path(env, HW_SYSFS, path, sizeof(path), rel);
-        if (*err)
-                return NULL;
-        dir = opendir(path);
-        *err = dir ? 0 : -errno;
-        return dir;
+        (void)ctx, (void)name;
+        return 1; /* one entry is enough: stop */
 }
 
 static int load_type(const struct hw_env *env, struct perf_pmu *pmu)
@@ -776,25 +756,34 @@ static int load_event(const struct hw_env *env, struct perf_pmu *pmu, const char
 
 /* Every entry of format/ or events/ except dot files, through @load. A
  * missing directory is an empty one. */
+struct load_ctx {
+        const struct hw_env *env;
+        struct perf_pmu *pmu;
+        int (*load)(const struct hw_env *, struct perf_pmu *, const char *);
+        int err; /* the loader's failure, told apart from the listing's */
+};
+
+static int load_entry(void *ctx, const char *name)
+{
+        struct load_ctx *lc = ctx;
+
+        if (name[0] == '.')
+                return 0;
+        lc->err = lc->load(lc->env, lc->pmu, name);
+        return lc->err ? 1 : 0;
+}
+
 static int load_dir(const struct hw_env *env, struct perf_pmu *pmu, const char *sub,
                     int (*load)(const struct hw_env *, struct perf_pmu *, const char *))
 {
-        struct dirent *de;
-        int err;
-        DIR *dir = open_pmu_dir(env, pmu->name, sub, &err);
+        struct load_ctx lc = {env, pmu, load, 0};
+        int err = hw_list_dir(env, HW_SYSFS, load_entry, &lc, DEVICES_DIR "/%s/%s", pmu->name, sub);
 
-        if (!dir) {
-                if (err != -ENOENT)
-                        warn_file(env, pmu->name, NULL, sub, "cannot list: %s", strerror(-err));
-                return 0;
-        }
-        while (!err && (de = readdir(dir))) {
-                if (de->d_name[0] == '.')
-                        continue;
-                err = load(env, pmu, de->d_name);
-        }
-        closedir(dir);
-        return err;
+        if (lc.err)
+                return lc.err;
+        if (err && err != -ENOENT)
+                warn_file(env, pmu->name, NULL, sub, "cannot list: %s", strerror(-err));
+        return 0;
 }
 
 static int cmp_format(const void *a, const void *b)
@@ -816,7 +805,6 @@ static int cmp_event(const void *a, const void *b)
 int perf_pmu_load(const struct hw_env *env, const char *name, struct perf_pmu **out)
 {
         struct perf_pmu *pmu;
-        DIR *dir;
         int err;
 
         if (!out)
@@ -824,10 +812,11 @@ int perf_pmu_load(const struct hw_env *env, const char *name, struct perf_pmu **
         *out = NULL;
         if (!env || !name_ok(name))
                 return -EINVAL;
-        dir = open_pmu_dir(env, name, NULL, &err);
-        if (!dir)
+        /* The PMU's directory must exist and be listable (1: it has an
+         * entry, 0: empty). */
+        err = hw_list_dir(env, HW_SYSFS, dir_exists, NULL, DEVICES_DIR "/%s", name);
+        if (err < 0)
                 return err == -ENOTDIR ? -ENOENT : err;
-        closedir(dir);
 
         pmu = calloc(1, sizeof(*pmu));
         if (!pmu)
@@ -866,55 +855,57 @@ static int cmp_name(const void *a, const void *b)
         return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
+struct list_ctx {
+        const char *prefix;
+        size_t plen;
+        char **list;
+        size_t count, cap;
+};
+
+static int list_entry(void *ctx, const char *name)
+{
+        struct list_ctx *lc = ctx;
+
+        if (name[0] == '.' || strncmp(name, lc->prefix, lc->plen) || !name_ok(name))
+                return 0;
+        /* Room for this name and the closing NULL. */
+        if (lc->count + 2 > lc->cap) {
+                size_t grown_cap = lc->cap ? lc->cap * 2 : 16;
+                char **grown;
+
+                if (grown_cap > INT_MAX)
+                        return -E2BIG;
+                grown = realloc(lc->list, grown_cap * sizeof(*grown));
+                if (!grown)
+                        return -ENOMEM;
+                lc->list = grown;
+                lc->cap = grown_cap;
+        }
+        lc->list[lc->count] = strdup(name);
+        if (!lc->list[lc->count])
+                return -ENOMEM;
+        lc->count++;
+        return 0;
+}
+
 /* Names that could not be loaded (too long) are left out. */
 int perf_pmu_list(const struct hw_env *env, const char *prefix, char ***names)
 {
-        char **list = NULL;
-        size_t count = 0, cap = 0, plen;
-        struct dirent *de;
-        int err = 0;
-        DIR *dir;
+        struct list_ctx lc = {0};
+        char **list;
+        size_t count;
+        int err;
 
         if (!names)
                 return -EINVAL;
         *names = NULL;
         if (!env)
                 return -EINVAL;
-        if (!prefix)
-                prefix = "";
-        plen = strlen(prefix);
-        dir = open_pmu_dir(env, NULL, NULL, &err);
-        if (!dir)
-                return err;
-        while ((de = readdir(dir))) {
-                if (de->d_name[0] == '.' || strncmp(de->d_name, prefix, plen) ||
-                    !name_ok(de->d_name))
-                        continue;
-                /* Room for this name and the closing NULL. */
-                if (count + 2 > cap) {
-                        size_t grown_cap = cap ? cap * 2 : 16;
-                        char **grown;
-
-                        if (grown_cap > INT_MAX) {
-                                err = -E2BIG;
-                                break;
-                        }
-                        grown = realloc(list, grown_cap * sizeof(*grown));
-                        if (!grown) {
-                                err = -ENOMEM;
-                                break;
-                        }
-                        list = grown;
-                        cap = grown_cap;
-                }
-                list[count] = strdup(de->d_name);
-                if (!list[count]) {
-                        err = -ENOMEM;
-                        break;
-                }
-                count++;
-        }
-        closedir(dir);
+        lc.prefix = prefix ? prefix : "";
+        lc.plen = strlen(lc.prefix);
+        err = hw_list_dir(env, HW_SYSFS, list_entry, &lc, "%s", DEVICES_DIR);
+        list = lc.list;
+        count = lc.count;
         if (!err && !list) {
                 list = calloc(1, sizeof(*list));
                 if (!list)

@@ -6,8 +6,8 @@
 #define _GNU_SOURCE
 #include "ptt_capture.h"
 
-#include <dirent.h>
 #include <errno.h>
+#include <stdarg.h>
 #include <linux/perf_event.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -18,7 +18,7 @@
 
 #include "hw_env.h"
 #include "perf_pmu.h"
-#include "sample_set.h"
+#include "sample.h"
 
 /* ---- options ---- */
 
@@ -43,43 +43,64 @@ static bool is_pow2(uint64_t v)
         return v && !(v & (v - 1));
 }
 
-static int refuse(char *err, size_t errlen, const char *reason)
+static int refuse(char *err, size_t errlen, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static int refuse(char *err, size_t errlen, const char *fmt, ...)
 {
-        if (err && errlen)
-                snprintf(err, errlen, "%s", reason);
+        va_list ap;
+
+        if (err && errlen) {
+                va_start(ap, fmt);
+                vsnprintf(err, errlen, fmt, ap);
+                va_end(ap);
+        }
         return -EINVAL;
 }
 
+/* The messages name the options as users write them (the collectd block,
+ * Netdata's pcie.conf) with the value that is wrong. */
 int ptt_capture_opts_check(const struct ptt_capture_opts *o, char *err, size_t errlen)
 {
         if (!o->type_mask || (o->type_mask & ~7u))
                 return refuse(err, errlen,
-                              "TraceType must be a non-empty mask of 1 (posted), 2 (non-posted), "
-                              "4 (completions)");
+                              "TraceType: %u is not a non-empty mask of 1 (posted), 2 "
+                              "(non-posted), 4 (completions)",
+                              o->type_mask);
         if (o->direction < 0 || o->direction > 3)
-                return refuse(err, errlen, "Direction must be 0, 1, 2 or 3");
+                return refuse(err, errlen, "TraceDirection %d: must be 0, 1, 2 or 3", o->direction);
         if (o->format != PTT_FORMAT_4DW && o->format != PTT_FORMAT_8DW)
-                return refuse(err, errlen, "Format must be 4DW or 8DW");
+                return refuse(err, errlen, "TraceFormat must be 4DW or 8DW");
         if (!is_pow2(o->aux_bytes) || o->aux_bytes < PTT_AUX_MIN)
                 return refuse(err, errlen,
-                              "AuxSize must be a power of two of at least 16 MiB (the driver "
-                              "needs 4 buffers of 4 MiB)");
+                              "TraceBufferSize %llu: must be a power of two of at least "
+                              "16777216 (16 MiB: the driver needs 4 buffers of 4 MiB)",
+                              (unsigned long long)o->aux_bytes);
         if (!is_pow2(o->ring_pages))
-                return refuse(err, errlen, "the data ring's page count must be a power of two");
+                return refuse(err, errlen, "the data ring's page count %u is not a power of two",
+                              o->ring_pages);
         if (!(o->duration_s > 0) || !(o->period_s > o->duration_s))
-                return refuse(err, errlen, "Duration must be > 0 and shorter than Period");
+                return refuse(err, errlen,
+                              "TraceDuration %g, TracePeriod %g: the duration must be above 0 "
+                              "and shorter than the period",
+                              o->duration_s, o->period_s);
         if (!(o->poll_s > 0))
-                return refuse(err, errlen, "the poll interval must be > 0");
+                return refuse(err, errlen, "the poll interval %g must be above 0", o->poll_s);
         if (!o->clock_hz)
                 return refuse(err, errlen,
-                              "ClockHz must be > 0 (latencies are exported in seconds)");
+                              "TraceClock 0: must be above 0 (latencies are exported in seconds)");
         if (o->requester_count > 1)
                 return refuse(err, errlen,
-                              "only one Requester per trace (requester_filters/multiselect is 0)");
+                              "TraceRequester: %zu given, only one per trace "
+                              "(requester_filters/multiselect is 0)",
+                              o->requester_count);
         if (o->requester_count && o->root_port_count)
-                return refuse(err, errlen, "filter by Root Ports or by one Requester, not both");
+                return refuse(err, errlen,
+                              "TraceRootPort and TraceRequester: filter by Root Ports or by one "
+                              "Requester, not both");
         if (o->root_port_count > PTT_CAPTURE_MAX_PORTS)
-                return refuse(err, errlen, "too many Root Ports");
+                return refuse(err, errlen, "TraceRootPort: %zu given, at most %d",
+                              o->root_port_count, PTT_CAPTURE_MAX_PORTS);
         return 0;
 }
 
@@ -126,45 +147,52 @@ static int read_filter(const struct hw_env *env, const char *rel, const char *na
         return 0;
 }
 
+struct filter_list {
+        const struct hw_env *env;
+        const char *rel;
+        struct ptt_filter_entry *list;
+        size_t n, cap;
+};
+
+static int filter_entry(void *ctx, const char *name)
+{
+        struct filter_list *fl = ctx;
+        int err;
+
+        if (name[0] == '.' || !strcmp(name, "multiselect") || strlen(name) >= PTT_BDF_LEN)
+                return 0;
+        if (fl->n == fl->cap) {
+                size_t cap = fl->cap ? fl->cap * 2 : 16;
+                struct ptt_filter_entry *g = realloc(fl->list, cap * sizeof(*g));
+
+                if (!g)
+                        return -ENOMEM;
+                fl->list = g;
+                fl->cap = cap;
+        }
+        /* A filter file that does not read as a value is an error of the
+         * whole list: the filters are the driver's, never guessed. */
+        err = read_filter(fl->env, fl->rel, name, &fl->list[fl->n]);
+        if (!err)
+                fl->n++;
+        return err;
+}
+
 int ptt_capture_filters(const struct hw_env *env, const char *pmu, bool root_ports,
                         struct ptt_filter_entry **out)
 {
-        char rel[256], path[4096];
-        struct ptt_filter_entry *list = NULL;
-        size_t n = 0, cap = 0;
-        struct dirent *de;
-        DIR *dir;
-        int err = 0;
+        char rel[256];
+        struct filter_list fl = {.env = env, .rel = rel};
+        struct ptt_filter_entry *list;
+        size_t n;
+        int err;
 
         *out = NULL;
         snprintf(rel, sizeof(rel), "bus/event_source/devices/%s/%s", pmu,
                  root_ports ? "root_port_filters" : "requester_filters");
-        err = hw_path(env, HW_SYSFS, path, sizeof(path), rel);
-        if (err)
-                return err;
-        dir = opendir(path);
-        if (!dir)
-                return -errno;
-        while (!err && (de = readdir(dir))) {
-                if (de->d_name[0] == '.' || !strcmp(de->d_name, "multiselect") ||
-                    strlen(de->d_name) >= PTT_BDF_LEN)
-                        continue;
-                if (n == cap) {
-                        struct ptt_filter_entry *g;
-
-                        cap = cap ? cap * 2 : 16;
-                        g = realloc(list, cap * sizeof(*g));
-                        if (!g) {
-                                err = -ENOMEM;
-                                break;
-                        }
-                        list = g;
-                }
-                err = read_filter(env, rel, de->d_name, &list[n]);
-                if (!err)
-                        n++;
-        }
-        closedir(dir);
+        err = hw_list_dir(env, HW_SYSFS, filter_entry, &fl, "%s", rel);
+        list = fl.list;
+        n = fl.n;
         if (err) {
                 free(list);
                 return err;
@@ -305,16 +333,19 @@ static int filter_without_lists(struct ptt_capture *c, char *err, size_t errlen,
         *value = 0;
         if (c->o.requester_count) {
                 if (bdf_numbers(c->o.requesters[0], &dom, &bus, &dev, &fn))
-                        return refuse(err, errlen, "Requester is not a BDF");
+                        return refuse(err, errlen, "TraceRequester %s is not a BDF",
+                                      c->o.requesters[0]);
                 c->domain = dom;
                 *value = bus << 8 | dev << 3 | fn;
         } else if (!c->o.root_port_count) {
                 return refuse(err, errlen,
-                              "no root_port_filters/ (Linux before 6.5): name the Root Ports");
+                              "no root_port_filters/ (Linux before 6.5): name the Root Ports "
+                              "with TraceRootPort");
         }
         for (size_t i = 0; i < c->o.root_port_count; i++) {
                 if (bdf_numbers(c->o.root_ports[i], &dom, &bus, &dev, &fn))
-                        return refuse(err, errlen, "a Root Port is not a BDF");
+                        return refuse(err, errlen, "TraceRootPort %s is not a BDF",
+                                      c->o.root_ports[i]);
                 c->domain = dom;
                 *value |= 1u << 19 | 1u << ((dev & 7) * 2);
         }
@@ -338,7 +369,7 @@ static int resolve_filter(struct ptt_capture *c, char *err, size_t errlen, uint3
         if (np < 0) {
                 snprintf(msg, sizeof(msg), "%s: cannot read root_port_filters/: %s", name,
                          strerror(-np));
-                return refuse(err, errlen, msg);
+                return refuse(err, errlen, "%s", msg);
         }
         if (np)
                 sscanf(ports[0].bdf, "%x:", &c->domain);
@@ -355,7 +386,7 @@ static int resolve_filter(struct ptt_capture *c, char *err, size_t errlen, uint3
                 if (ret) {
                         snprintf(msg, sizeof(msg), "%s: requester %s is not in requester_filters/",
                                  name, c->o.requesters[0]);
-                        refuse(err, errlen, msg);
+                        refuse(err, errlen, "%s", msg);
                 }
         } else {
                 for (size_t i = 0; i < c->o.root_port_count && !ret; i++) {
@@ -371,7 +402,7 @@ static int resolve_filter(struct ptt_capture *c, char *err, size_t errlen, uint3
                                 snprintf(msg, sizeof(msg),
                                          "%s: Root Port %s is not in root_port_filters/", name,
                                          c->o.root_ports[i]);
-                                ret = refuse(err, errlen, msg);
+                                ret = refuse(err, errlen, "%s", msg);
                         }
                 }
                 for (int j = 0; j < np && !c->o.root_port_count; j++)
@@ -818,37 +849,17 @@ const struct ptt_summary *ptt_capture_summary(const struct ptt_capture *c)
 
 struct emitter {
         const struct ptt_capture *c;
-        struct sample_set *out;
-        int err;
+        struct sample_emitter out;
 };
-
-static void label(struct pcie_sample *s, const char *name, const char *value)
-{
-        if (s->label_count < PCIE_SAMPLE_MAX_LABELS)
-                s->labels[s->label_count++] = (struct pcie_label){name, value};
-}
 
 static struct pcie_sample base(const struct ptt_capture *c, const char *metric, const char *type,
                                enum pcie_metric_kind kind, const char *type_instance)
 {
-        struct pcie_sample s = {.metric = metric,
-                                .type = type,
-                                .kind = kind,
-                                .instance = perf_pmu_name(c->pmu),
-                                .type_instance = type_instance};
+        struct pcie_sample s;
 
-        label(&s, "pmu", perf_pmu_name(c->pmu));
-        if (c->o.extra_label_name)
-                label(&s, c->o.extra_label_name, c->o.extra_label_value);
+        sample_init(&s, metric, type, kind, perf_pmu_name(c->pmu), type_instance);
+        sample_label(&s, "pmu", perf_pmu_name(c->pmu));
         return s;
-}
-
-static void emit(struct emitter *em, const struct pcie_sample *s)
-{
-        int err = sample_set_add(em->out, s);
-
-        if (err && !em->err)
-                em->err = err;
 }
 
 static void emit_counter(struct emitter *em, const char *metric, const char *type, const char *ti,
@@ -857,7 +868,7 @@ static void emit_counter(struct emitter *em, const char *metric, const char *typ
         struct pcie_sample s = base(em->c, metric, type, PCIE_METRIC_COUNTER, ti);
 
         s.counter = v;
-        emit(em, &s);
+        sample_emit(&em->out, &s);
 }
 
 static void emit_mix(struct emitter *em, const struct ptt_stats *t)
@@ -875,14 +886,14 @@ static void emit_mix(struct emitter *em, const struct ptt_stats *t)
                                 continue;
                         snprintf(ti, sizeof(ti), "%s-%s", dir, kind);
                         s = base(em->c, "pcie_ptt_tlps_total", "ptt_tlps", PCIE_METRIC_COUNTER, ti);
-                        label(&s, "direction", dir);
-                        label(&s, "kind", kind);
+                        sample_label(&s, "direction", dir);
+                        sample_label(&s, "kind", kind);
                         s.counter = n->tlps;
-                        emit(em, &s);
+                        sample_emit(&em->out, &s);
                         s.metric = "pcie_ptt_payload_bytes_total";
                         s.type = "ptt_bytes";
                         s.counter = n->payload_bytes;
-                        emit(em, &s);
+                        sample_emit(&em->out, &s);
                 }
         }
 }
@@ -895,7 +906,7 @@ static void emit_requesters(struct emitter *em, const struct ptt_stats *t)
         char bdf[PTT_BDF_LEN], ti[64];
 
         if (!rows) {
-                em->err = -ENOMEM;
+                em->out.err = -ENOMEM;
                 return;
         }
         n = ptt_stats_requesters(t, c->o.top_n, rows, cap);
@@ -919,10 +930,10 @@ static void emit_requesters(struct emitter *em, const struct ptt_stats *t)
                         snprintf(ti, sizeof(ti), "%s-%s", bdf, ptt_dir_name((enum ptt_dir)d));
                         s = base(c, "pcie_ptt_requester_tlps_total", "ptt_tlps",
                                  PCIE_METRIC_COUNTER, ti);
-                        label(&s, "requester", bdf);
-                        label(&s, "direction", ptt_dir_name((enum ptt_dir)d));
+                        sample_label(&s, "requester", bdf);
+                        sample_label(&s, "direction", ptt_dir_name((enum ptt_dir)d));
                         s.counter = sum;
-                        emit(em, &s);
+                        sample_emit(&em->out, &s);
                 }
         }
         free(rows);
@@ -952,22 +963,22 @@ static void emit_hist(struct emitter *em, const struct ptt_hist *h, const char *
                 snprintf(ti, sizeof(ti), "%s-le-%s", which, le);
                 s = base(c, "pcie_ptt_completion_latency_seconds_bucket", "ptt_latency",
                          PCIE_METRIC_HISTOGRAM, ti);
-                label(&s, "completion", which);
-                label(&s, "le", le);
+                sample_label(&s, "completion", which);
+                sample_label(&s, "le", le);
                 s.gauge = (double)ptt_hist_cumulative(h, i);
-                emit(em, &s);
+                sample_emit(&em->out, &s);
         }
         snprintf(ti, sizeof(ti), "%s-sum", which);
         s = base(c, "pcie_ptt_completion_latency_seconds_sum", "ptt_latency", PCIE_METRIC_HISTOGRAM,
                  ti);
-        label(&s, "completion", which);
+        sample_label(&s, "completion", which);
         s.gauge = (double)h->sum / hz;
-        emit(em, &s);
+        sample_emit(&em->out, &s);
         snprintf(ti, sizeof(ti), "%s-count", which);
         s.metric = "pcie_ptt_completion_latency_seconds_count";
         s.type_instance = ti;
         s.gauge = (double)h->count;
-        emit(em, &s);
+        sample_emit(&em->out, &s);
 }
 
 static void emit_latency(struct emitter *em, const struct ptt_stats *t)
@@ -988,24 +999,24 @@ static void emit_latency(struct emitter *em, const struct ptt_stats *t)
                         snprintf(ti, sizeof(ti), "%s-q%s", which[i], qn[j]);
                         s = base(c, "pcie_ptt_completion_latency_quantile_seconds", "ptt_latency",
                                  PCIE_METRIC_GAUGE, ti);
-                        label(&s, "completion", which[i]);
-                        label(&s, "quantile", qn[j]);
+                        sample_label(&s, "completion", which[i]);
+                        sample_label(&s, "quantile", qn[j]);
                         s.gauge = c->st.quantile[i][j];
-                        emit(em, &s);
+                        sample_emit(&em->out, &s);
                 }
         }
         {
                 struct pcie_sample s = base(c, "pcie_ptt_unmatched_total", "ptt_tlps",
                                             PCIE_METRIC_COUNTER, "unmatched-request");
 
-                label(&s, "side", "request");
+                sample_label(&s, "side", "request");
                 s.counter = t->match.unmatched_requests + t->match.incomplete_requests;
-                emit(em, &s);
+                sample_emit(&em->out, &s);
                 s = base(c, "pcie_ptt_unmatched_total", "ptt_tlps", PCIE_METRIC_COUNTER,
                          "unmatched-completion");
-                label(&s, "side", "completion");
+                sample_label(&s, "side", "completion");
                 s.counter = t->match.unmatched_completions;
-                emit(em, &s);
+                sample_emit(&em->out, &s);
         }
         emit_counter(em, "pcie_ptt_tag_reuse_total", "ptt_tlps", "tag-reuse", t->match.tag_reuse);
 }
@@ -1021,9 +1032,9 @@ static void emit_coverage(struct emitter *em, const struct ptt_stats *t)
 
                 snprintf(ti, sizeof(ti), "windows-%s", name);
                 s = base(c, "pcie_ptt_windows_total", "ptt_windows", PCIE_METRIC_COUNTER, ti);
-                label(&s, "result", name);
+                sample_label(&s, "result", name);
                 s.counter = c->st.windows[r];
-                emit(em, &s);
+                sample_emit(&em->out, &s);
         }
         emit_counter(em, "pcie_ptt_restarts_total", "ptt_windows", "restarts", c->st.restarts);
         emit_counter(em, "pcie_ptt_trace_bytes_total", "ptt_bytes", "trace", c->st.trace_bytes);
@@ -1035,12 +1046,12 @@ static void emit_coverage(struct emitter *em, const struct ptt_stats *t)
 
 int ptt_capture_samples(struct ptt_capture *c, struct sample_set *out)
 {
-        struct emitter em = {c, out, 0};
+        struct emitter em = {.c = c, .out = {.set = out}};
         const struct ptt_stats *t = ptt_summary_total(c->sum);
 
         emit_mix(&em, t);
         emit_requesters(&em, t);
         emit_latency(&em, t);
         emit_coverage(&em, t);
-        return em.err;
+        return em.out.err;
 }

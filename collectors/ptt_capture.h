@@ -72,8 +72,6 @@ struct ptt_capture_opts {
         enum ptt_time_mode time_mode; /* default delta (see ptt_summary.h) */
         uint64_t clock_hz;            /* > 0: default PTT_CAPTURE_DEFAULT_CLOCK_HZ */
         unsigned int top_n;           /* requesters by name: default 16 */
-        const char *extra_label_name; /* added to every sample, e.g. "simulated" */
-        const char *extra_label_value;
 };
 void ptt_capture_opts_default(struct ptt_capture_opts *opts);
 

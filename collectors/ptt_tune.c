@@ -12,9 +12,9 @@
 #include <string.h>
 
 #include "hw_env.h"
-#include "pcie_monitor.h"
+#include "sample.h"
 #include "perf_pmu.h"
-#include "sample_set.h"
+#include "sample.h"
 
 #define PMU_DIR "bus/event_source/devices"
 
@@ -184,31 +184,27 @@ int ptt_tuner_apply(struct ptt_tuner *t, enum ptt_knob knob, unsigned int value)
         return ret;
 }
 
-int ptt_tuner_samples(struct ptt_tuner *t, const char *extra_name, const char *extra_value,
-                      struct sample_set *out)
+int ptt_tuner_samples(struct ptt_tuner *t, struct sample_set *out)
 {
+        struct sample_emitter em = {.set = out};
+
         for (size_t i = 0; i < t->count; i++) {
                 const struct ptt_device *d = &t->devices[i];
 
                 for (int k = 0; k < PTT_KNOBS; k++) {
-                        struct pcie_sample s = {.metric = "pcie_ptt_tune",
-                                                .type = "ptt_tune",
-                                                .kind = PCIE_METRIC_GAUGE,
-                                                .instance = d->pmu,
-                                                .type_instance = knob_names[k]};
+                        struct pcie_sample s;
                         unsigned int value;
 
                         /* An unreadable knob (timeout in the driver) is
                          * left out this interval, not reported as 0. */
                         if (read_knob(t, d, (enum ptt_knob)k, &value))
                                 continue;
-                        s.labels[s.label_count++] = (struct pcie_label){"pmu", d->pmu};
-                        s.labels[s.label_count++] = (struct pcie_label){"knob", knob_names[k]};
-                        if (extra_name)
-                                s.labels[s.label_count++] =
-                                    (struct pcie_label){extra_name, extra_value};
+                        sample_init(&s, "pcie_ptt_tune", "ptt_tune", PCIE_METRIC_GAUGE, d->pmu,
+                                    knob_names[k]);
+                        sample_label(&s, "pmu", d->pmu);
+                        sample_label(&s, "knob", knob_names[k]);
                         s.gauge = value;
-                        if (sample_set_add(out, &s))
+                        if (sample_emit(&em, &s))
                                 return -ENOMEM;
                 }
         }

@@ -73,8 +73,7 @@ int ptt_tuner_apply(struct ptt_tuner *t, enum ptt_knob knob, unsigned int value)
 
 /* Appends pcie_ptt_tune{pmu, knob} for every readable knob of every device.
  * 0 or -ENOMEM. */
-int ptt_tuner_samples(struct ptt_tuner *t, const char *extra_name, const char *extra_value,
-                      struct sample_set *out);
+int ptt_tuner_samples(struct ptt_tuner *t, struct sample_set *out);
 
 /*
  * ptt_tuner_restore - write back every value apply() changed (once).

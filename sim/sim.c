@@ -39,7 +39,12 @@ const char *sim_default_machine_dir(void)
         return env && *env ? env : PCIESCOPE_MACHINE_DIR;
 }
 
-static int parse_kernel(const char *text, enum sim_kernel *out)
+const char *sim_kernel_names(void)
+{
+        return "5.17, 6.2, 6.9, 6.12, 6.15";
+}
+
+int sim_kernel_parse(const char *text, enum sim_kernel *out)
 {
         static const enum sim_kernel all[] = {SIM_KERNEL_5_17, SIM_KERNEL_6_2, SIM_KERNEL_6_9,
                                               SIM_KERNEL_6_12, SIM_KERNEL_6_15};
@@ -154,10 +159,9 @@ int sim_open(const char *name_or_path, const struct sim_opts *opts, struct sim *
         ret = sim_machine_load(path, &s->machine, errbuf, errlen);
         if (ret)
                 goto fail;
-        if (opts->kernel && parse_kernel(opts->kernel, &s->machine->kernel)) {
-                snprintf(errbuf, errlen,
-                         "unknown kernel version \"%s\" (5.17, 6.2, 6.9, 6.12, 6.15)",
-                         opts->kernel);
+        if (opts->kernel && sim_kernel_parse(opts->kernel, &s->machine->kernel)) {
+                snprintf(errbuf, errlen, "unknown kernel version \"%s\" (%s)", opts->kernel,
+                         sim_kernel_names());
                 ret = -EINVAL;
                 goto fail;
         }

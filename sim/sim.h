@@ -67,6 +67,12 @@ struct sim_iio *sim_iio(struct sim *s);
 struct sim_ptt *sim_ptt(struct sim *s);
 const char *sim_root(const struct sim *s); /* the tree's top directory */
 
+/* The kernel versions whose drivers are simulated: "5.17" -> SIM_KERNEL_5_17.
+ * 0 or -EINVAL. */
+int sim_kernel_parse(const char *text, enum sim_kernel *out);
+/* "5.17, 6.2, 6.9, 6.12, 6.15", for messages and docs. */
+const char *sim_kernel_names(void);
+
 /* Default directory of named machines (the installed pkgdatadir/machines). */
 const char *sim_default_machine_dir(void);
 

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * test_aer.c - the aer_dev_* parser, aer_read() through a hw_env, and name
+ * test_aer.c - the aer_dev_* parser, pcie_monitor_read_aer() through a hw_env, and name
  * sanitising.
  *
- * aer_read() runs on sysfs trees made in a mkdtemp() directory here, so the
+ * pcie_monitor_read_aer() runs on sysfs trees made in a mkdtemp() directory here, so the
  * core assertions do not depend on the checked-in fixtures; the trees under
  * tests/fixtures/sysfs/ (SYNTHETIC, see its README) are read as well when
  * they are there.
@@ -26,6 +26,7 @@
 
 #include "aer.h"
 #include "hw_env.h"
+#include "pcie_monitor.h"
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -129,12 +130,38 @@ static const struct parse_row parse_rows[] = {
         .text = "",
     },
     {
-        .name = "UINT64_MAX and leading zeros",
-        .text = "RxErr 18446744073709551615\nBadTLP 007\nTOTAL_ERR_COR 18446744073709551615\n",
+        .name = "INT64_MAX and leading zeros",
+        .text = "RxErr 9223372036854775807\nBadTLP 007\nTOTAL_ERR_COR 9223372036854775807\n",
         .count = 2,
-        .counters = {{"RxErr", UINT64_MAX}, {"BadTLP", 7}},
+        .counters = {{"RxErr", INT64_MAX}, {"BadTLP", 7}},
         .has_total = true,
-        .total = UINT64_MAX,
+        .total = INT64_MAX,
+    },
+    /* collectd's DERIVE is signed: 2^64-1 was published as -1. */
+    {
+        .name = "a count above INT64_MAX",
+        .text = "RxErr 1\nBadTLP 18446744073709551615\n",
+        .ret = -ERANGE,
+        .bad_line = 2,
+    },
+    {
+        .name = "a total above INT64_MAX",
+        .text = "RxErr 1\nTOTAL_ERR_COR 9223372036854775808\n",
+        .ret = -ERANGE,
+        .bad_line = 2,
+    },
+    /* One name twice would be one collectd identity twice. */
+    {
+        .name = "a repeated name",
+        .text = "RxErr 1\nBadTLP 2\nRxErr 3\n",
+        .ret = -EBADMSG,
+        .bad_line = 3,
+    },
+    {
+        .name = "two names that read the same as a label",
+        .text = "Bad TLP 1\nBad_TLP 2\n",
+        .ret = -EBADMSG,
+        .bad_line = 2,
     },
     {
         /* "TOTAL_ERR_" alone is a name, not a total. */
@@ -244,6 +271,20 @@ static void test_parse_table(void **state)
         assert_int_equal(failed, 0);
 }
 
+/* @lines lines "bit<i> 1" with distinct names, NUL-terminated; the caller
+ * frees. */
+static char *distinct_lines(size_t lines)
+{
+        char *text = malloc(24 * lines + 1);
+        size_t len = 0;
+
+        assert_non_null(text);
+        for (size_t i = 0; i < lines; i++)
+                len += (size_t)sprintf(text + len, "bit%zu 1\n", i);
+        text[len] = '\0';
+        return text;
+}
+
 /* @lines copies of @line, NUL-terminated; the caller frees. */
 static char *repeat(const char *line, size_t lines)
 {
@@ -289,15 +330,20 @@ static void test_parse_counter_limit(void **state)
         free(text);
 }
 
-/* A megabyte of valid lines ends at the counter limit, quickly. */
+/* A megabyte of valid lines ends at the counter limit, quickly; the same
+ * line repeated ends at its first repetition. */
 static void test_parse_megabyte(void **state)
 {
-        char *text = repeat("RxErr 1\n", 1 << 17);
+        char *text = distinct_lines(1 << 16);
         unsigned int bad_line;
 
         (void)state;
         assert_int_equal(aer_parse(text, &parsed, &bad_line), -E2BIG);
         assert_int_equal(bad_line, AER_MAX_COUNTERS + 1);
+        free(text);
+        text = repeat("RxErr 1\n", 1 << 17);
+        assert_int_equal(aer_parse(text, &parsed, &bad_line), -EBADMSG);
+        assert_int_equal(bad_line, 2);
         free(text);
 
         /* One 1 MB line: a name far too long. */
@@ -480,7 +526,7 @@ static void test_read_endpoint(void **state)
         put_text(t, DEV "aer_dev_fatal", fatal_zero);
         put_text(t, DEV "aer_dev_nonfatal", nonfatal_one);
         memset(&dev, 0xff, sizeof(dev));
-        assert_int_equal(aer_read(&t->env, "0000:03:00.0", &dev, &what, &bad_line), 0);
+        assert_int_equal(pcie_monitor_read_aer(&t->env, "0000:03:00.0", &dev, &what, &bad_line), 0);
         assert_null(what);
         assert_int_equal(bad_line, 0);
         for (int c = 0; c < AER_CLASS_COUNT; c++) {
@@ -514,7 +560,7 @@ static void test_read_root_port(void **state)
         /* No final newline: still a number. */
         put_text(t, RP "aer_rootport_total_err_nonfatal", "18446744073709551615");
         memset(&dev, 0xff, sizeof(dev));
-        assert_int_equal(aer_read(&t->env, "0000:00:01.0", &dev, &what, &bad_line), 0);
+        assert_int_equal(pcie_monitor_read_aer(&t->env, "0000:00:01.0", &dev, &what, &bad_line), 0);
         assert_null(what);
         assert_int_equal(bad_line, 0);
         for (int c = 0; c < AER_CLASS_COUNT; c++) {
@@ -536,7 +582,7 @@ static void test_read_partial(void **state)
         put_text(t, DEV "aer_dev_fatal", "Undefined 0\nDLP 2\n");
         put_text(t, DEV "aer_rootport_total_err_cor", "3\n");
         memset(&dev, 0xff, sizeof(dev));
-        assert_int_equal(aer_read(&t->env, "0000:03:00.0", &dev, &what, &bad_line), 0);
+        assert_int_equal(pcie_monitor_read_aer(&t->env, "0000:03:00.0", &dev, &what, &bad_line), 0);
         assert_null(what);
         assert_false(dev.has_class[AER_CORRECTABLE]);
         assert_true(dev.has_class[AER_FATAL]);
@@ -559,7 +605,8 @@ static void test_read_absent(void **state)
 
         /* A device directory without AER files. */
         put_text(t, "bus/pci/devices/0000:00:1d.0/vendor", "0x8086\n");
-        assert_int_equal(aer_read(&t->env, "0000:00:1d.0", &dev, &what, &bad_line), -ENOENT);
+        assert_int_equal(pcie_monitor_read_aer(&t->env, "0000:00:1d.0", &dev, &what, &bad_line),
+                         -ENOENT);
         assert_null(what);
         assert_int_equal(bad_line, 0);
         for (int c = 0; c < AER_CLASS_COUNT; c++) {
@@ -569,12 +616,14 @@ static void test_read_absent(void **state)
 
         /* No such device at all. */
         what = "poison";
-        assert_int_equal(aer_read(&t->env, "0000:7f:00.0", &dev, &what, &bad_line), -ENOENT);
+        assert_int_equal(pcie_monitor_read_aer(&t->env, "0000:7f:00.0", &dev, &what, &bad_line),
+                         -ENOENT);
         assert_null(what);
 
         /* No sysfs root. */
         what = "poison";
-        assert_int_equal(aer_read(&no_sysfs, "0000:00:1d.0", &dev, &what, &bad_line), -ENOENT);
+        assert_int_equal(pcie_monitor_read_aer(&no_sysfs, "0000:00:1d.0", &dev, &what, &bad_line),
+                         -ENOENT);
         assert_null(what);
 }
 
@@ -601,7 +650,7 @@ static const struct {
 static void test_read_bad_files(void **state)
 {
         struct tree *t = *state;
-        char *many = repeat("x 1\n", AER_MAX_COUNTERS + 5);
+        char *many = distinct_lines(AER_MAX_COUNTERS + 5);
         int failed = 0;
 
         for (size_t i = 0; i < ARRAY_SIZE(bad_files); i++) {
@@ -621,7 +670,7 @@ static void test_read_bad_files(void **state)
                 put_text(t, rel, bad_files[i].content ? bad_files[i].content : many);
 
                 snprintf(dir, sizeof(dir), "0000:%02zx:00.0", i + 0x10);
-                ret = aer_read(&t->env, dir, &dev, &what, &bad_line);
+                ret = pcie_monitor_read_aer(&t->env, dir, &dev, &what, &bad_line);
                 if (ret != bad_files[i].ret || !what || strcmp(what, bad_files[i].file) ||
                     bad_line != bad_files[i].bad_line) {
                         print_message("# row '%s': %d, what '%s', line %u; expected %d, '%s', "
@@ -647,14 +696,14 @@ static void test_read_unreadable(void **state)
 
         put_text(t, DEV "aer_dev_correctable", big);
         free(big);
-        ret = aer_read(&t->env, "0000:03:00.0", &dev, &what, &bad_line);
+        ret = pcie_monitor_read_aer(&t->env, "0000:03:00.0", &dev, &what, &bad_line);
         assert_int_equal(ret, -EFBIG);
         assert_non_null(what);
         assert_string_equal(what, "aer_dev_correctable");
 
         what = NULL;
         put_file(t, RP "aer_dev_fatal", NULL, 0);
-        ret = aer_read(&t->env, "0000:00:01.0", &dev, &what, &bad_line);
+        ret = pcie_monitor_read_aer(&t->env, "0000:00:01.0", &dev, &what, &bad_line);
         assert_true(ret < 0 && ret != -ENOENT);
         assert_non_null(what);
         assert_string_equal(what, "aer_dev_fatal");
@@ -686,7 +735,7 @@ static void test_fixture_aer_new(void **state)
         (void)state;
         if (!fixture_tree(&env, "aer-new", root, sizeof(root)))
                 skip();
-        assert_int_equal(aer_read(&env, "0000:03:00.0", &dev, &what, &bad_line), 0);
+        assert_int_equal(pcie_monitor_read_aer(&env, "0000:03:00.0", &dev, &what, &bad_line), 0);
         assert_int_equal(dev.classes[AER_CORRECTABLE].count, 9);
         assert_string_equal(dev.classes[AER_CORRECTABLE].counters[0].name, "RxErr");
         assert_int_equal(dev.classes[AER_CORRECTABLE].counters[0].count, 3);
@@ -698,18 +747,19 @@ static void test_fixture_aer_new(void **state)
         assert_int_equal(dev.classes[AER_NONFATAL].total, 0);
         assert_false(dev.has_rootport_total[AER_CORRECTABLE]);
 
-        assert_int_equal(aer_read(&env, "0000:04:00.0", &dev, &what, &bad_line), 0);
+        assert_int_equal(pcie_monitor_read_aer(&env, "0000:04:00.0", &dev, &what, &bad_line), 0);
         assert_int_equal(dev.classes[AER_NONFATAL].total, 1);
         assert_int_equal(dev.classes[AER_CORRECTABLE].total, 0);
 
-        assert_int_equal(aer_read(&env, "0000:00:01.0", &dev, &what, &bad_line), 0);
+        assert_int_equal(pcie_monitor_read_aer(&env, "0000:00:01.0", &dev, &what, &bad_line), 0);
         for (int c = 0; c < AER_CLASS_COUNT; c++)
                 assert_true(dev.has_rootport_total[c]);
         assert_int_equal(dev.rootport_total[AER_CORRECTABLE], 5);
         assert_int_equal(dev.rootport_total[AER_FATAL], 0);
         assert_int_equal(dev.rootport_total[AER_NONFATAL], 1);
 
-        assert_int_equal(aer_read(&env, "0000:00:1d.0", &dev, &what, &bad_line), -ENOENT);
+        assert_int_equal(pcie_monitor_read_aer(&env, "0000:00:1d.0", &dev, &what, &bad_line),
+                         -ENOENT);
         assert_null(what);
 }
 
@@ -724,7 +774,7 @@ static void test_fixture_aer_old(void **state)
         (void)state;
         if (!fixture_tree(&env, "aer-old", root, sizeof(root)))
                 skip();
-        assert_int_equal(aer_read(&env, "0000:03:00.0", &dev, &what, &bad_line), 0);
+        assert_int_equal(pcie_monitor_read_aer(&env, "0000:03:00.0", &dev, &what, &bad_line), 0);
         assert_int_equal(cor->count, 8);
         assert_string_equal(cor->counters[0].name, "Receiver Error");
         assert_int_equal(cor->counters[0].count, 2);
@@ -734,10 +784,11 @@ static void test_fixture_aer_old(void **state)
         assert_int_equal(cor->total, 3);
         assert_true(dev.classes[AER_FATAL].has_total);
 
-        assert_int_equal(aer_read(&env, "0000:00:01.0", &dev, &what, &bad_line), 0);
+        assert_int_equal(pcie_monitor_read_aer(&env, "0000:00:01.0", &dev, &what, &bad_line), 0);
         assert_int_equal(dev.rootport_total[AER_CORRECTABLE], 3);
         assert_int_equal(dev.rootport_total[AER_NONFATAL], 0);
-        assert_int_equal(aer_read(&env, "0000:00:1d.0", &dev, &what, &bad_line), -ENOENT);
+        assert_int_equal(pcie_monitor_read_aer(&env, "0000:00:1d.0", &dev, &what, &bad_line),
+                         -ENOENT);
 }
 
 static void test_fixture_bad(void **state)
@@ -751,17 +802,19 @@ static void test_fixture_bad(void **state)
         if (!fixture_tree(&env, "bad", root, sizeof(root)))
                 skip();
         /* "BadTLP abc" on line 2. */
-        assert_int_equal(aer_read(&env, "0000:00:01.0", &dev, &what, &bad_line), -EBADMSG);
+        assert_int_equal(pcie_monitor_read_aer(&env, "0000:00:01.0", &dev, &what, &bad_line),
+                         -EBADMSG);
         assert_non_null(what);
         assert_string_equal(what, "aer_dev_correctable");
         assert_int_equal(bad_line, 2);
         /* "BadDLLP" without a count on line 3. */
-        assert_int_equal(aer_read(&env, "0000:03:00.0", &dev, &what, &bad_line), -EBADMSG);
+        assert_int_equal(pcie_monitor_read_aer(&env, "0000:03:00.0", &dev, &what, &bad_line),
+                         -EBADMSG);
         assert_non_null(what);
         assert_string_equal(what, "aer_dev_correctable");
         assert_int_equal(bad_line, 3);
         /* TOTAL only; no final newline; whitespace only: all valid. */
-        assert_int_equal(aer_read(&env, "0000:04:00.0", &dev, &what, &bad_line), 0);
+        assert_int_equal(pcie_monitor_read_aer(&env, "0000:04:00.0", &dev, &what, &bad_line), 0);
         assert_int_equal(dev.classes[AER_CORRECTABLE].count, 0);
         assert_true(dev.classes[AER_CORRECTABLE].has_total);
         assert_int_equal(dev.classes[AER_CORRECTABLE].total, 7);

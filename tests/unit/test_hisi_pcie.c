@@ -24,7 +24,7 @@
 #include "hw_env.h"
 #include "pcie_topo.h"
 #include "perf_group.h"
-#include "sample_set.h"
+#include "sample.h"
 #include "sim.h"
 #include "support.h"
 

@@ -24,7 +24,7 @@
 #include "hw_env.h"
 #include "intel_iio.h"
 #include "pcie_topo.h"
-#include "sample_set.h"
+#include "sample.h"
 #include "sim.h"
 #include "sim_intel_iio.h"
 #include "support.h"

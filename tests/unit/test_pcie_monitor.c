@@ -11,6 +11,8 @@
 #include <stdlib.h>
 
 #include <cmocka.h>
+#include <unistd.h>
+#include <sys/stat.h>
 
 #include "fixture_cfg.h"
 #include "hw_env.h"
@@ -34,6 +36,7 @@ struct fixture {
         struct recorded samples[MAX_SAMPLES];
         size_t count;
         int warnings, errors;
+        char last_warning[512];
 };
 
 static const struct fx_dev devs_a[] = {
@@ -69,11 +72,12 @@ static void count_logs(void *ctx, enum hw_log_level level, const char *msg)
 {
         struct fixture *fx = ctx;
 
-        (void)msg;
         if (level == HW_LOG_ERROR)
                 fx->errors++;
-        else if (level == HW_LOG_WARNING)
+        else if (level == HW_LOG_WARNING) {
                 fx->warnings++;
+                snprintf(fx->last_warning, sizeof(fx->last_warning), "%s", msg);
+        }
 }
 
 static int setup(void **state)
@@ -284,6 +288,40 @@ static void test_link_changes(void **state)
         pcie_monitor_free(mon);
 }
 
+/* An AER file that cannot be read as a file: the warning names the file
+ * and the reason apart ("aer_dev_correctable: Is a directory", never
+ * "aer_dev_correctable0: ..."), and a FIFO never blocks the reader. */
+static void test_aer_unreadable_files(void **state)
+{
+        struct fixture *fx = *state;
+        char path[256];
+        struct pcie_monitor *mon;
+
+        snprintf(path, sizeof(path), "%s/sys/bus/pci/devices/0000:02:00.0/aer_dev_correctable",
+                 fx->root);
+        assert_int_equal(unlink(path), 0);
+        assert_int_equal(mkdir(path, 0755), 0);
+        mon = start(fx, fx->dump_a, true, NULL);
+        sample(fx, mon);
+        assert_int_equal(fx->warnings, 1);
+        assert_string_equal(fx->last_warning, "0000:02:00.0: cannot use AER statistics from "
+                                              "aer_dev_correctable: Is a directory; skipping them");
+        pcie_monitor_free(mon);
+
+        /* A FIFO: the old open() waited for a writer for ever. */
+        assert_int_equal(rmdir(path), 0);
+        assert_int_equal(mkfifo(path, 0644), 0);
+        fx->warnings = 0;
+        alarm(20); /* a blocked reader fails the test instead of hanging it */
+        mon = start(fx, fx->dump_a, true, NULL);
+        sample(fx, mon);
+        alarm(0);
+        assert_int_equal(fx->warnings, 1);
+        assert_non_null(strstr(fx->last_warning, "aer_dev_correctable: Invalid argument"));
+        assert_non_null(find(fx, "pcie_link_up", "0000:02:00.0", ""));
+        pcie_monitor_free(mon);
+}
+
 static void test_filter(void **state)
 {
         struct fixture *fx = *state;
@@ -331,6 +369,7 @@ int main(void)
             cmocka_unit_test_setup_teardown(test_samples, setup, teardown),
             cmocka_unit_test_setup_teardown(test_link_changes, setup, teardown),
             cmocka_unit_test_setup_teardown(test_filter, setup, teardown),
+            cmocka_unit_test_setup_teardown(test_aer_unreadable_files, setup, teardown),
             cmocka_unit_test_setup_teardown(test_scan_failure_logged_once, setup, teardown),
         };
 

@@ -25,7 +25,7 @@
 #include "hw_env.h"
 #include "perf_pmu.h"
 #include "ptt_capture.h"
-#include "sample_set.h"
+#include "sample.h"
 #include "sim.h"
 #include "sim_hisi_ptt.h"
 #include "support.h"
@@ -191,7 +191,7 @@ static void test_invalid_configs(void **state)
         o.requester_count = 2;
         strcpy(o.requesters[0], "0000:08:00.0");
         strcpy(o.requesters[1], "0000:09:00.0");
-        expect_refused(&w, "hisi_ptt0_2", &o, "only one Requester");
+        expect_refused(&w, "hisi_ptt0_2", &o, "TraceRequester: 2 given, only one per trace");
         o.requester_count = 1;
         strcpy(o.requesters[0], "0000:01:00.0"); /* below core 0, not core 2 */
         expect_refused(&w, "hisi_ptt0_2", &o, "not in requester_filters");
@@ -202,18 +202,18 @@ static void test_invalid_configs(void **state)
         expect_refused(&w, "hisi_ptt0_2", &o, "TraceType");
         opts_ports(&o, "00:10.0");
         o.direction = 4;
-        expect_refused(&w, "hisi_ptt0_2", &o, "Direction");
+        expect_refused(&w, "hisi_ptt0_2", &o, "TraceDirection 4: must be 0, 1, 2 or 3");
         opts_ports(&o, "00:10.0");
         o.format = (enum ptt_format)2;
-        expect_refused(&w, "hisi_ptt0_2", &o, "Format");
+        expect_refused(&w, "hisi_ptt0_2", &o, "TraceFormat");
         opts_ports(&o, "00:10.0");
         o.aux_bytes = 24u << 20;
-        expect_refused(&w, "hisi_ptt0_2", &o, "power of two");
+        expect_refused(&w, "hisi_ptt0_2", &o, "TraceBufferSize 25165824: must be a power of two");
         o.aux_bytes = 8u << 20;
         expect_refused(&w, "hisi_ptt0_2", &o, "16 MiB");
         opts_ports(&o, "00:10.0");
         o.duration_s = 20;
-        expect_refused(&w, "hisi_ptt0_2", &o, "Duration");
+        expect_refused(&w, "hisi_ptt0_2", &o, "TraceDuration 20, TracePeriod 10");
 
         /* Accepted: the short BDF form, and the config word it builds. */
         opts_ports(&o, "00:10.0");
@@ -719,8 +719,6 @@ static void test_samples(void **state)
         opts_ports(&o, "0000:00:00.0");
         o.direction = 2;
         o.period_s = 1;
-        o.extra_label_name = "simulated";
-        o.extra_label_value = "kunpeng930-2p";
         c = capture_new(&w, "hisi_ptt0_0", &o, NULL, 0, 1);
         run_window(c);
         assert_int_equal(sim_ptt_truth(w.ptt, CORE_CX7, &t), 0);
@@ -729,9 +727,8 @@ static void test_samples(void **state)
         assert_non_null(s);
         assert_int_equal(s->kind, PCIE_METRIC_COUNTER);
         assert_string_equal(s->labels[0].value, "hisi_ptt0_0");
-        assert_string_equal(s->labels[1].name, "simulated");
         /* Direction 2 mixes sides: the summariser cannot tell them apart. */
-        assert_string_equal(s->labels[2].value, "unknown");
+        assert_string_equal(s->labels[1].value, "unknown");
         assert_int_equal(s->counter, t.tlps[SIM_PTT_INBOUND][SIM_PTT_MRD] +
                                          t.tlps[SIM_PTT_OUTBOUND][SIM_PTT_MRD]);
         first_total = s->counter;
@@ -741,7 +738,7 @@ static void test_samples(void **state)
                 const struct pcie_sample *b = &set.samples[i];
 
                 if (strcmp(b->metric, "pcie_ptt_completion_latency_seconds_bucket") ||
-                    strcmp(b->labels[2].value, "first"))
+                    strcmp(b->labels[1].value, "first"))
                         continue;
                 assert_int_equal(b->kind, PCIE_METRIC_HISTOGRAM);
                 assert_true(b->gauge >= prev);

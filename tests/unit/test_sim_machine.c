@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "aer.h"
+#include "pcie_monitor.h"
 #include "hw_env.h"
 #include "pcie_cfg.h"
 #include "sim_machine.h"
@@ -1217,36 +1218,36 @@ static void test_aer_update(void **state)
         env.sysfs_root = sys;
 
         /* at start: the initial counts, read with the project's parser */
-        assert_int_equal(aer_read(&env, "0000:01:00.0", &a, &what, &bad), 0);
+        assert_int_equal(pcie_monitor_read_aer(&env, "0000:01:00.0", &a, &what, &bad), 0);
         assert_int_equal(counter(&a.classes[AER_CORRECTABLE], "RxErr"), 12);
         assert_int_equal(a.classes[AER_CORRECTABLE].total, 20);
-        assert_int_equal(aer_read(&env, "0000:00:00.0", &a, &what, &bad), 0);
+        assert_int_equal(pcie_monitor_read_aer(&env, "0000:00:00.0", &a, &what, &bad), 0);
         assert_true(a.has_rootport_total[AER_CORRECTABLE]);
         assert_int_equal(a.rootport_total[AER_CORRECTABLE], 25);
 
         /* 10 s later: initial + rate * 10, rounded down */
         assert_int_equal(sim_sysfs_update_aer(m, root, 10.0), 0);
-        assert_int_equal(aer_read(&env, "0000:01:00.0", &a, &what, &bad), 0);
+        assert_int_equal(pcie_monitor_read_aer(&env, "0000:01:00.0", &a, &what, &bad), 0);
         assert_int_equal(counter(&a.classes[AER_CORRECTABLE], "RxErr"), 32);
         assert_int_equal(counter(&a.classes[AER_CORRECTABLE], "BadTLP"), 5);
         assert_int_equal(counter(&a.classes[AER_CORRECTABLE], "BadDLLP"), 10);
         assert_int_equal(counter(&a.classes[AER_CORRECTABLE], "Rollover"), 0);
         assert_int_equal(a.classes[AER_CORRECTABLE].total, 47);
         assert_int_equal(a.classes[AER_FATAL].total, 0);
-        assert_int_equal(aer_read(&env, "0000:00:00.0", &a, &what, &bad), 0);
+        assert_int_equal(pcie_monitor_read_aer(&env, "0000:00:00.0", &a, &what, &bad), 0);
         assert_int_equal(counter(&a.classes[AER_CORRECTABLE], "RxErr"), 9);
         assert_int_equal(a.rootport_total[AER_CORRECTABLE], 11 + 47);
         /* the MalfTLP of the mismatched switch port reaches its Root Port */
         assert_int_equal(sim_sysfs_update_aer(m, root, 100.0), 0);
-        assert_int_equal(aer_read(&env, "0000:03:00.0", &a, &what, &bad), 0);
+        assert_int_equal(pcie_monitor_read_aer(&env, "0000:03:00.0", &a, &what, &bad), 0);
         assert_int_equal(counter(&a.classes[AER_FATAL], "MalfTLP"), 3);
         assert_int_equal(a.classes[AER_FATAL].total, 3);
-        assert_int_equal(aer_read(&env, "0000:00:08.0", &a, &what, &bad), 0);
+        assert_int_equal(pcie_monitor_read_aer(&env, "0000:00:08.0", &a, &what, &bad), 0);
         assert_int_equal(a.rootport_total[AER_FATAL], 3);
         assert_int_equal(a.rootport_total[AER_NONFATAL], 2 + 5);
         /* nonsense elapsed times read as 0 */
         assert_int_equal(sim_sysfs_update_aer(m, root, -5), 0);
-        assert_int_equal(aer_read(&env, "0000:01:00.0", &a, &what, &bad), 0);
+        assert_int_equal(pcie_monitor_read_aer(&env, "0000:01:00.0", &a, &what, &bad), 0);
         assert_int_equal(a.classes[AER_CORRECTABLE].total, 20);
         snprintf(dir, sizeof(dir), "%s/" PCI "0000:01:00.0", root);
         assert_false(temp_files_left(dir));

@@ -24,7 +24,7 @@
 
 #include "hw_env.h"
 #include "pci_regs.h"
-#include "sample_set.h"
+#include "sample.h"
 #include "sim.h"
 #include "uncore_discovery.h"
 #include "support.h"
@@ -422,7 +422,7 @@ static void test_discover_spr(void **state)
         assert_int_equal(uncore_inventory_count(inv, 6), 8 * inv->source_count);
 
         /* As metrics: one info per source, unit counts per type. */
-        assert_int_equal(uncore_inventory_samples(inv, "simulated", "spr-2s", &set), 0);
+        assert_int_equal(uncore_inventory_samples(inv, &set), 0);
         {
                 size_t info = 0;
                 double imc_units = 0;

@@ -1,14 +1,38 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * sample_set.c - owned sample lists. See sample_set.h.
+ * sample.c - samples, sample sets and the emitter kit. See sample.h.
  */
-#include "sample_set.h"
+#include "sample.h"
 
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
 #define CHUNK_SIZE 16384
+
+const char *pcie_metric_kind_name(enum pcie_metric_kind kind)
+{
+        switch (kind) {
+        case PCIE_METRIC_GAUGE:
+                return "gauge";
+        case PCIE_METRIC_COUNTER:
+        case PCIE_METRIC_FLOAT_COUNTER:
+                return "counter";
+        case PCIE_METRIC_INFO:
+                return "info";
+        case PCIE_METRIC_HISTOGRAM:
+                return "histogram";
+        }
+        return "gauge";
+}
+
+const char *pcie_sample_label(const struct pcie_sample *s, const char *name)
+{
+        for (size_t i = 0; i < s->label_count; i++)
+                if (!strcmp(s->labels[i].name, name))
+                        return s->labels[i].value;
+        return NULL;
+}
 
 struct sample_chunk {
         struct sample_chunk *next;
@@ -69,6 +93,12 @@ int sample_set_add(struct sample_set *set, const struct pcie_sample *s)
         return 0;
 }
 
+void sample_set_add_label(struct sample_set *set, const char *name, const char *value)
+{
+        for (size_t i = 0; i < set->count; i++)
+                sample_label(&set->samples[i], name, value);
+}
+
 void sample_set_clear(struct sample_set *set)
 {
         struct sample_chunk *c = set->chunks;
@@ -104,4 +134,32 @@ void sample_set_swap(struct sample_set *a, struct sample_set *b)
 
         *a = *b;
         *b = t;
+}
+
+/* ---- the emitter kit ---- */
+
+void sample_init(struct pcie_sample *s, const char *metric, const char *type,
+                 enum pcie_metric_kind kind, const char *instance, const char *type_instance)
+{
+        memset(s, 0, sizeof(*s));
+        s->metric = metric;
+        s->type = type;
+        s->kind = kind;
+        s->instance = instance ? instance : "";
+        s->type_instance = type_instance ? type_instance : "";
+}
+
+void sample_label(struct pcie_sample *s, const char *name, const char *value)
+{
+        if (value && *value && s->label_count < PCIE_SAMPLE_MAX_LABELS)
+                s->labels[s->label_count++] = (struct pcie_label){name, value};
+}
+
+int sample_emit(struct sample_emitter *em, const struct pcie_sample *s)
+{
+        int err = em->set ? sample_set_add(em->set, s) : em->fn(em->ctx, s);
+
+        if (err && !em->err)
+                em->err = err;
+        return err;
 }

@@ -1,0 +1,122 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * sample.h - the neutral sample every source produces, sample sets, and the
+ * one emitter kit the sources build their samples with.
+ *
+ * A sample is one value with its Prometheus name, kind and labels, and the
+ * collectd identity it maps to; hosts (the collectd plugin, the CLI, ...)
+ * turn samples into whatever they speak. This is the bottom layer of
+ * collectors/: it includes nothing else of the project, so every source,
+ * the engine and every host can use it without pulling in a collector.
+ */
+#ifndef PCIESCOPE_SAMPLE_H
+#define PCIESCOPE_SAMPLE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+enum pcie_metric_kind {
+        PCIE_METRIC_GAUGE,
+        PCIE_METRIC_COUNTER, /* monotonic since the source started */
+        PCIE_METRIC_INFO,    /* gauge with value 1 carrying labels */
+        /* Monotonic, but fractional (seconds of CPU or counting time): the
+         * value is in .gauge, collectd sees a gauge, Prometheus a counter. */
+        PCIE_METRIC_FLOAT_COUNTER,
+        /* One series of a Prometheus histogram: .metric ends in _bucket
+         * (with an "le" label), _sum or _count; cumulative since the
+         * collector started; the value is in .gauge (collectd sees a gauge,
+         * prom.type says "histogram"). */
+        PCIE_METRIC_HISTOGRAM,
+};
+/* "gauge", "counter" (both counter kinds), "info", "histogram" */
+const char *pcie_metric_kind_name(enum pcie_metric_kind kind);
+
+/* Room for a source's own labels plus the ones a host adds (simulated). */
+#define PCIE_SAMPLE_MAX_LABELS 16
+
+struct pcie_label {
+        const char *name;
+        const char *value;
+};
+
+struct pcie_sample {
+        const char *metric; /* Prometheus name, e.g. "pcie_link_width_lanes" */
+        const char *type;   /* collectd type (a data set with one "value" source) */
+        enum pcie_metric_kind kind;
+        const char *instance;      /* collectd plugin_instance: a BDF, or "" */
+        const char *type_instance; /* collectd type_instance, or "" */
+        double gauge;              /* every kind but COUNTER */
+        uint64_t counter;          /* COUNTER */
+        size_t label_count;
+        struct pcie_label labels[PCIE_SAMPLE_MAX_LABELS];
+};
+
+/* The value of label @name of @s, or NULL. */
+const char *pcie_sample_label(const struct pcie_sample *s, const char *name);
+
+/* Return non-zero to stop the producer (it returns that value). */
+typedef int (*pcie_emit_fn)(void *ctx, const struct pcie_sample *sample);
+
+/* ---- sample sets: owned lists of samples ---- */
+
+struct sample_chunk;
+
+struct sample_set {
+        size_t count, cap;
+        struct pcie_sample *samples;
+        /* String storage: chunks that never move once allocated. */
+        struct sample_chunk *chunks;
+};
+
+#define SAMPLE_SET_INIT                                                                            \
+        {                                                                                          \
+                0                                                                                  \
+        }
+
+/* Appends a deep copy of @s. Returns 0 or -ENOMEM (the set is unchanged). */
+int sample_set_add(struct sample_set *set, const struct pcie_sample *s);
+
+/*
+ * sample_set_add_label - adds label @name = @value to every sample of the
+ * set (a host's label such as simulated="<machine>"). The strings are not
+ * copied: they must outlive the set's contents. Samples already full keep
+ * their labels.
+ */
+void sample_set_add_label(struct sample_set *set, const char *name, const char *value);
+
+/* Forgets all samples; keeps the memory for the next interval. */
+void sample_set_clear(struct sample_set *set);
+
+void sample_set_free(struct sample_set *set);
+
+/* Swaps the contents of two sets (hand-over between threads). */
+void sample_set_swap(struct sample_set *a, struct sample_set *b);
+
+/* ---- the emitter kit ---- */
+
+/*
+ * A source builds each sample on the stack (sample_init, sample_label) and
+ * hands it to sample_emit, which copies it into a set or passes it to a
+ * callback, and keeps the first failure so that one sample that could not
+ * be stored never stops the others.
+ */
+struct sample_emitter {
+        struct sample_set *set; /* samples are copied here, or else */
+        pcie_emit_fn fn;        /* handed to this callback */
+        void *ctx;
+        int err; /* the first failure: -ENOMEM or the callback's value */
+};
+
+/* A sample with no labels and value 0. NULL instance/type_instance: "". */
+void sample_init(struct pcie_sample *s, const char *metric, const char *type,
+                 enum pcie_metric_kind kind, const char *instance, const char *type_instance);
+
+/* Adds a label; a NULL or empty value is no label (as in Prometheus), and
+ * a full sample keeps the labels it has. */
+void sample_label(struct pcie_sample *s, const char *name, const char *value);
+
+/* Returns 0, or the failure (also kept in em->err when it is the first). */
+int sample_emit(struct sample_emitter *em, const struct pcie_sample *s);
+
+#endif /* PCIESCOPE_SAMPLE_H */

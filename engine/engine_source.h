@@ -1,0 +1,90 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * engine_source.h - the one contract every source of samples implements,
+ * in the style of pciutils' struct pci_methods: a static table of
+ * functions per kind of source, and the engine drives them all alike.
+ *
+ * A source discovers its units on the machine (one per PCIe core for the
+ * hisi_pcie PMU, one per socket for Intel IIO, one per PTT device, one for
+ * a machine-wide source such as the topology monitor) and the engine runs
+ * each unit: start once, then tick whenever the unit says it is due. A
+ * tick that finishes an interval fills a sample set, which the engine
+ * hands to its host. Units of a threaded source run on a thread each;
+ * the others tick on the host's read (they are cheap and read files).
+ *
+ * Errors are negative errno values; what went wrong is logged through the
+ * env's log callback by the source (once, not every interval).
+ */
+#ifndef PCIESCOPE_ENGINE_SOURCE_H
+#define PCIESCOPE_ENGINE_SOURCE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+struct engine_config;
+struct engine_discovery;
+struct sample_set;
+
+struct engine_source {
+        const char *name; /* "monitor", "hisi_pcie", "intel_iio", ... */
+        /* One thread per unit (counters, trace windows), or ticked on the
+         * host's read (files read in a few ms). */
+        bool threaded;
+        /* Whether @cfg asks for this source at all (CollectPMU...). */
+        bool (*enabled)(const struct engine_config *cfg, bool dump);
+        /* The checks of this source's options across lines; NULL: none.
+         * 0 or -EINVAL with @why. */
+        int (*check)(const struct engine_config *cfg, char *why, size_t whylen);
+        /* Finds the units on the machine and adds each with
+         * engine_discovery_add(); 0, or a negative errno that stops the
+         * engine (-ENOMEM). A source with nothing to run adds nothing. */
+        int (*discover)(struct engine_discovery *d);
+        /* Opens what the unit needs (perf fds...). -EBUSY, -EMFILE,
+         * -ENFILE, -EAGAIN: tried again after PMURetryInterval; another
+         * error leaves the unit off (logged once by the unit). */
+        int (*start)(void *unit, double now);
+        /* Advances the unit to @now. Returns 1 when @out holds a finished
+         * interval to publish, 0 when there is nothing to publish yet, or
+         * a negative errno (the host's read fails while it lasts). */
+        int (*tick)(void *unit, double now, struct sample_set *out);
+        /* When the unit wants its next tick (monotonic seconds). */
+        double (*next_tick)(const void *unit);
+        /* Closes what start opened (the unit can start again). */
+        void (*stop)(void *unit);
+        /* Frees the unit (after stop). */
+        void (*free)(void *unit);
+};
+
+/* ---- what discover() gets ---- */
+
+struct hw_env;
+struct pcie_topo;
+
+const struct hw_env *engine_discovery_env(const struct engine_discovery *d);
+const struct engine_config *engine_discovery_config(const struct engine_discovery *d);
+/* The PCI topology scanned once for every source; NULL when it could not
+ * be read (then sources that need it add nothing). */
+const struct pcie_topo *engine_discovery_topo(const struct engine_discovery *d);
+double engine_discovery_now(const struct engine_discovery *d);
+double engine_discovery_interval(const struct engine_discovery *d);
+/* Whether the host asks for a baseline reading at start (engine_host). */
+bool engine_discovery_baseline(const struct engine_discovery *d);
+/* The machine's name when it is simulated, else NULL. */
+const char *engine_discovery_simulated(const struct engine_discovery *d);
+
+/* Adds a unit named @name (thread names: the first 15 bytes). 0 or -ENOMEM
+ * (then the unit is freed with the source's free). */
+int engine_discovery_add(struct engine_discovery *d, void *unit, const char *name);
+/* Hands the engine something the units share (a PMU list, a budget): it is
+ * freed with @release after every unit. 0 or -ENOMEM (then released now). */
+int engine_discovery_own(struct engine_discovery *d, void *shared, void (*release)(void *));
+
+/* The sources, in the order their samples are handed to the host. */
+extern const struct engine_source engine_source_monitor;
+extern const struct engine_source engine_source_uncore;
+extern const struct engine_source engine_source_ptt_tune;
+extern const struct engine_source engine_source_hisi_pcie;
+extern const struct engine_source engine_source_intel_iio;
+extern const struct engine_source engine_source_ptt;
+
+#endif /* PCIESCOPE_ENGINE_SOURCE_H */

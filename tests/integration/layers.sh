@@ -1,0 +1,86 @@
+#!/bin/bash
+# layers.sh - the import rules of docs/HACKING.md, checked on every
+# #include "..." of the tree: a violation names the file, the line and the
+# rule it breaks.
+set -u
+top=${top_srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}
+cd "$top" || exit 1
+
+n=0 fail=0
+ok() { n=$((n + 1)); echo "ok $n - $1"; }
+not_ok() { n=$((n + 1)); fail=$((fail + 1)); echo "not ok $n - $1"; }
+
+# includes FILE...: "file:line:header" for every quoted include.
+includes() { grep -Hn '^[[:space:]]*#[[:space:]]*include[[:space:]]*"' "$@" 2>/dev/null |
+	sed -E 's/^([^:]*):([0-9]+):.*"([^"]+)".*/\1:\2:\3/'; }
+# angle includes of collectd's headers ("collectd/...") or any in quotes.
+collectd_includes() { grep -Hn 'include.*collectd/' "$@" 2>/dev/null; }
+
+headers_of() { (cd "$1" && ls *.h 2>/dev/null); }
+in_list() { local x=$1; shift; for h; do [ "$h" = "$x" ] && return 0; done; return 1; }
+
+rule() { # NAME, then FILES, "--", then forbidden headers
+	local name=$1 bad=() files=() hit
+	shift
+	while [ "$1" != -- ]; do files+=("$1"); shift; done
+	shift
+	[ ${#files[@]} -eq 0 ] && { not_ok "$name: no files to check"; return; }
+	while IFS=: read -r f line h; do
+		in_list "$h" "$@" && bad+=("$f:$line includes $h")
+	done < <(includes "${files[@]}")
+	if [ ${#bad[@]} -eq 0 ]; then
+		ok "$name (${#files[@]} files)"
+	else
+		not_ok "$name"
+		printf '# %s\n' "${bad[@]}"
+	fi
+}
+
+mapfile -t SIM_H < <(headers_of sim)
+mapfile -t ENGINE_H < <(headers_of engine)
+mapfile -t CLI_H < <(headers_of cli)
+mapfile -t PLUGIN_H < <(headers_of plugin)
+mapfile -t WRITER_H < <(headers_of writer)
+mapfile -t COLLECTORS_H < <(headers_of collectors)
+
+PURE=(tlp ptt_entry ptt_summary pcie_cfg pcie_link aer bdf_match pci_addr uncore_table)
+PURE_H=(pci_regs.h sample.h)
+for p in "${PURE[@]}"; do PURE_H+=("$p.h"); done
+SEAM_AND_USERS=()
+for h in "${COLLECTORS_H[@]}"; do in_list "$h" "${PURE_H[@]}" perf_data.h || SEAM_AND_USERS+=("$h"); done
+PURE_FILES=()
+for p in "${PURE[@]}"; do PURE_FILES+=(collectors/$p.c collectors/$p.h); done
+
+rule "collectors/ includes no sim/, engine/, cli/, plugin/ or writer/ header" \
+	collectors/*.[ch] -- "${SIM_H[@]}" "${ENGINE_H[@]}" "${CLI_H[@]}" "${PLUGIN_H[@]}" "${WRITER_H[@]}"
+rule "sample.h is the bottom layer: it includes nothing of the project" \
+	collectors/sample.h collectors/sample.c -- $(for h in "${COLLECTORS_H[@]}"; do [ "$h" = sample.h ] || echo "$h"; done)
+rule "the pure decoders include neither the seam nor a seam user" \
+	"${PURE_FILES[@]}" -- "${SEAM_AND_USERS[@]}"
+rule "writer/ includes nothing of collectors/, engine/ or sim/" \
+	writer/*.[ch] plugin/remote_write.c -- "${COLLECTORS_H[@]}" "${ENGINE_H[@]}" "${SIM_H[@]}"
+rule "sim/ includes no plugin/, cli/ or engine/ header" \
+	sim/*.[ch] -- "${PLUGIN_H[@]}" "${CLI_H[@]}" "${ENGINE_H[@]}"
+rule "the front ends reach the simulator only through the engine (no sim/ header)" \
+	plugin/*.c cli/*.[ch] -- "${SIM_H[@]}"
+
+# collectd's headers only in plugin/ (and the collectd plugin among the test tools).
+bad=$(collectd_includes collectors/*.[ch] engine/*.[ch] sim/*.[ch] cli/*.[ch] writer/*.[ch])
+if [ -z "$bad" ]; then ok "collectd headers only in plugin/"; else not_ok "collectd headers only in plugin/"; echo "$bad" | sed 's/^/# /'; fi
+
+# Nothing in collectors/ prints, exits or aborts.
+bad=$(grep -nE '\b(printf|fprintf|puts|fputs|perror|exit|abort)[[:space:]]*\(' collectors/*.c | grep -vE 'snprintf|vsnprintf|/\*|^\s*\*')
+if [ -z "$bad" ]; then ok "collectors/ never prints, exits or aborts"; else not_ok "collectors/ never prints, exits or aborts"; echo "$bad" | sed 's/^/# /'; fi
+
+# The rules themselves can fail: a planted violation is caught.
+tmpd=$(mktemp -d)
+trap 'rm -rf "$tmpd"' EXIT
+printf '#include "sim.h"\n' >"$tmpd/planted.c"
+out=$(rule "planted" "$tmpd/planted.c" -- "${SIM_H[@]}")
+case "$out" in
+*"not ok"*) ok "a planted violation (collectors file including sim.h) is caught" ;;
+*) not_ok "a planted violation was not caught" ;;
+esac
+
+echo "1..$n"
+[ "$fail" -eq 0 ]

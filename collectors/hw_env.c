@@ -47,20 +47,29 @@ int hw_path(const struct hw_env *env, enum hw_fs fs, char *out, size_t size, con
         return 0;
 }
 
+/* The absolute path of a printf-style path below the root. */
+static int path_of(const struct hw_env *env, enum hw_fs fs, char *path, size_t size,
+                   const char *relpath_fmt, va_list ap)
+{
+        char rel[512];
+        int n = vsnprintf(rel, sizeof(rel), relpath_fmt, ap);
+
+        if (n < 0 || (size_t)n >= sizeof(rel))
+                return -ENAMETOOLONG;
+        return hw_path(env, fs, path, size, rel);
+}
+
 ssize_t hw_read_file_v(const struct hw_env *env, enum hw_fs fs, char *buf, size_t size,
                        const char *relpath_fmt, va_list ap)
 {
-        char rel[512], path[1024];
+        char path[1024];
         size_t used = 0;
-        int fd, n, err;
+        int fd, err;
 
         if (!size)
                 return -EINVAL;
         buf[0] = '\0';
-        n = vsnprintf(rel, sizeof(rel), relpath_fmt, ap);
-        if (n < 0 || (size_t)n >= sizeof(rel))
-                return -ENAMETOOLONG;
-        err = hw_path(env, fs, path, sizeof(path), rel);
+        err = path_of(env, fs, path, sizeof(path), relpath_fmt, ap);
         if (err)
                 return err;
         /* O_NONBLOCK: a FIFO planted under the root must not block the
@@ -127,17 +136,14 @@ ssize_t hw_read_file(const struct hw_env *env, enum hw_fs fs, char *buf, size_t 
 int hw_write_file(const struct hw_env *env, enum hw_fs fs, const char *text,
                   const char *relpath_fmt, ...)
 {
-        char rel[512], path[1024];
+        char path[1024];
         size_t len = strlen(text), done = 0;
         va_list ap;
-        int fd, n, err;
+        int fd, err;
 
         va_start(ap, relpath_fmt);
-        n = vsnprintf(rel, sizeof(rel), relpath_fmt, ap);
+        err = path_of(env, fs, path, sizeof(path), relpath_fmt, ap);
         va_end(ap);
-        if (n < 0 || (size_t)n >= sizeof(rel))
-                return -ENAMETOOLONG;
-        err = hw_path(env, fs, path, sizeof(path), rel);
         if (err)
                 return err;
         /* No O_CREAT: a sysfs attribute exists or the write is wrong.
@@ -167,18 +173,15 @@ int hw_write_file(const struct hw_env *env, enum hw_fs fs, const char *text,
 int hw_list_dir(const struct hw_env *env, enum hw_fs fs, hw_dir_visit_fn visit, void *ctx,
                 const char *relpath_fmt, ...)
 {
-        char rel[512], path[1024];
+        char path[1024];
         struct dirent *de;
         va_list ap;
         DIR *dir;
-        int n, err;
+        int err;
 
         va_start(ap, relpath_fmt);
-        n = vsnprintf(rel, sizeof(rel), relpath_fmt, ap);
+        err = path_of(env, fs, path, sizeof(path), relpath_fmt, ap);
         va_end(ap);
-        if (n < 0 || (size_t)n >= sizeof(rel))
-                return -ENAMETOOLONG;
-        err = hw_path(env, fs, path, sizeof(path), rel);
         if (err)
                 return err;
         dir = opendir(path);

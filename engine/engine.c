@@ -293,6 +293,19 @@ int engine_discovery_own(struct engine_discovery *d, void *shared, void (*releas
         return 0;
 }
 
+void engine_schedule_start(struct engine_schedule *s, double interval, double now)
+{
+        s->interval = interval;
+        s->next = now + interval;
+}
+
+void engine_schedule_ticked(struct engine_schedule *s, double now)
+{
+        s->next += s->interval;
+        if (now > s->next + s->interval)
+                s->next = now;
+}
+
 /* ---- running units ---- */
 
 /* Sleeps until @deadline (the engine's clock) or stop; true = stop. */

@@ -79,6 +79,17 @@ int engine_discovery_add(struct engine_discovery *d, void *unit, const char *nam
  * freed with @release after every unit. 0 or -ENOMEM (then released now). */
 int engine_discovery_own(struct engine_discovery *d, void *shared, void (*release)(void *));
 
+/* ---- for units that publish every interval ---- */
+
+/* When a unit is due: first one interval after its start, then every
+ * interval; a unit that fell behind (suspend, overload) skips ahead to
+ * now instead of bursting. */
+struct engine_schedule {
+        double interval, next;
+};
+void engine_schedule_start(struct engine_schedule *s, double interval, double now);
+void engine_schedule_ticked(struct engine_schedule *s, double now);
+
 /* The sources, in the order their samples are handed to the host. */
 extern const struct engine_source engine_source_monitor;
 extern const struct engine_source engine_source_uncore;

@@ -18,7 +18,8 @@
 struct hisi_unit {
         struct hisi_pcie_core *core;
         const struct hw_env *env;
-        double interval, next;
+        double interval;
+        struct engine_schedule due;
 };
 
 /* The PMUs found: the cores point into them. */
@@ -99,7 +100,7 @@ static int hisi_start(void *unit, double now)
 
         if (err)
                 return err; /* why was logged by the core */
-        u->next = now + u->interval;
+        engine_schedule_start(&u->due, u->interval, now);
         hw_logf(u->env, HW_LOG_INFO, "%s: counting %zu measurements", hisi_pcie_core_name(u->core),
                 hisi_pcie_core_measurements(u->core));
         return 0;
@@ -113,16 +114,13 @@ static int hisi_tick(void *unit, double now, struct sample_set *out)
         if (err && err != -ENOMEM)
                 hw_logf(u->env, HW_LOG_WARNING, "%s: reading counters: %s",
                         hisi_pcie_core_name(u->core), strerror(-err));
-        u->next += u->interval;
-        /* Fell behind (suspend, overload): skip, do not burst. */
-        if (now > u->next + u->interval)
-                u->next = now;
+        engine_schedule_ticked(&u->due, now);
         return 1;
 }
 
 static double hisi_next_tick(const void *unit)
 {
-        return ((const struct hisi_unit *)unit)->next;
+        return ((const struct hisi_unit *)unit)->due.next;
 }
 
 static void hisi_stop(void *unit)

@@ -18,7 +18,8 @@
 struct iio_unit {
         struct intel_iio_socket *socket; /* owned by the shared intel_iio */
         const struct hw_env *env;
-        double interval, next;
+        double interval;
+        struct engine_schedule due;
         bool baseline; /* read once at start: the first interval has rates */
 };
 
@@ -84,7 +85,7 @@ static int iio_start(void *unit, double now)
                 intel_iio_socket_tick(u->socket, now, &scratch);
                 sample_set_free(&scratch);
         }
-        u->next = now + u->interval;
+        engine_schedule_start(&u->due, u->interval, now);
         hw_logf(u->env, HW_LOG_INFO, "%s: counting %zu measurements",
                 intel_iio_socket_name(u->socket), intel_iio_socket_stacks(u->socket));
         return 0;
@@ -98,16 +99,13 @@ static int iio_tick(void *unit, double now, struct sample_set *out)
         if (err && err != -ENOMEM)
                 hw_logf(u->env, HW_LOG_WARNING, "%s: reading counters: %s",
                         intel_iio_socket_name(u->socket), strerror(-err));
-        u->next += u->interval;
-        /* Fell behind (suspend, overload): skip, do not burst. */
-        if (now > u->next + u->interval)
-                u->next = now;
+        engine_schedule_ticked(&u->due, now);
         return 1;
 }
 
 static double iio_next_tick(const void *unit)
 {
-        return ((const struct iio_unit *)unit)->next;
+        return ((const struct iio_unit *)unit)->due.next;
 }
 
 static void iio_stop(void *unit)

@@ -4,11 +4,17 @@
  */
 #include "sim.h"
 
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
 #include <linux/perf_event.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "hw_env.h"
 #include "pci_source.h"
@@ -19,6 +25,15 @@
 #ifndef PCIESCOPE_MACHINE_DIR
 #define PCIESCOPE_MACHINE_DIR "/usr/share/pciescope/machines"
 #endif
+
+/*
+ * A tree is <tmp>/pciescope-sim-<pid>-XXXXXX holding the marker file: when
+ * its process was killed (collectd under kill -9), the next sim_open in the
+ * same parent removes it. Only the pattern plus the marker make a tree ours
+ * to remove.
+ */
+#define TREE_PREFIX "pciescope-sim-"
+#define TREE_MARKER ".pciescope-sim"
 
 struct sim {
         struct sim_machine *machine;
@@ -56,6 +71,84 @@ int sim_kernel_parse(const char *text, enum sim_kernel *out)
                 }
         }
         return -EINVAL;
+}
+
+/* ---- trees left by killed processes ---- */
+
+/* Whether @name is TREE_PREFIX "<pid>-XXXXXX"; *@pid receives the pid. */
+static bool tree_name(const char *name, pid_t *pid)
+{
+        const char *p = name + strlen(TREE_PREFIX);
+        unsigned long v;
+        char *end;
+
+        if (strncmp(name, TREE_PREFIX, strlen(TREE_PREFIX)) || *p < '1' || *p > '9')
+                return false;
+        errno = 0;
+        v = strtoul(p, &end, 10);
+        if (errno || v > INT_MAX || *end != '-' || strlen(end + 1) != 6)
+                return false;
+        *pid = (pid_t)v;
+        return true;
+}
+
+/*
+ * Removes the trees in @parent whose process no longer exists: a directory
+ * (never a symlink) named like ours, owned by us, holding our marker file.
+ * Best effort: a tree that cannot be removed stays, and sim_open goes on.
+ */
+static void remove_stale_trees(const char *parent)
+{
+        DIR *dir = opendir(parent);
+        struct dirent *de;
+
+        if (!dir)
+                return;
+        while ((de = readdir(dir))) {
+                char root[PATH_MAX], marker[PATH_MAX + 32];
+                struct stat st;
+                pid_t pid;
+
+                if (!tree_name(de->d_name, &pid) || pid == getpid())
+                        continue;
+                if (kill(pid, 0) == 0 || errno != ESRCH)
+                        continue; /* alive (EPERM: someone else's, alive too) */
+                if (snprintf(root, sizeof(root), "%s/%s", parent, de->d_name) >= (int)sizeof(root))
+                        continue;
+                snprintf(marker, sizeof(marker), "%s/" TREE_MARKER, root);
+                if (lstat(root, &st) || !S_ISDIR(st.st_mode) || st.st_uid != geteuid())
+                        continue;
+                if (lstat(marker, &st) || !S_ISREG(st.st_mode) || unlink(marker))
+                        continue;
+                sim_sysfs_remove(root);
+        }
+        closedir(dir);
+}
+
+/* Marks @root as a tree of this process (see TREE_MARKER). */
+static int write_marker(const char *root)
+{
+        char path[PATH_MAX + 32], text[64];
+        int fd, n, ok;
+
+        snprintf(path, sizeof(path), "%s/" TREE_MARKER, root);
+        fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+        if (fd < 0)
+                return -errno;
+        n = snprintf(text, sizeof(text), "pciescope simulated machine of pid %ld\n",
+                     (long)getpid());
+        ok = write(fd, text, (size_t)n) == n;
+        close(fd);
+        return ok ? 0 : -EIO;
+}
+
+static void remove_tree(const char *root)
+{
+        char path[PATH_MAX + 32];
+
+        snprintf(path, sizeof(path), "%s/" TREE_MARKER, root);
+        unlink(path);
+        sim_sysfs_remove(root);
 }
 
 /* ---- one perf_ops for both models: open by type, the rest by fd ---- */
@@ -166,11 +259,19 @@ int sim_open(const char *name_or_path, const struct sim_opts *opts, struct sim *
                 goto fail;
         }
         tmp = opts->tmp_dir ? opts->tmp_dir : getenv("TMPDIR");
-        snprintf(s->root, sizeof(s->root), "%s/pciescope-sim-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+        tmp = tmp && *tmp ? tmp : "/tmp";
+        remove_stale_trees(tmp);
+        snprintf(s->root, sizeof(s->root), "%s/" TREE_PREFIX "%ld-XXXXXX", tmp, (long)getpid());
         if (!mkdtemp(s->root)) {
                 ret = -errno;
                 snprintf(errbuf, errlen, "cannot create %s: %s", s->root, strerror(errno));
                 s->root[0] = '\0';
+                goto fail;
+        }
+        ret = write_marker(s->root);
+        if (ret) {
+                snprintf(errbuf, errlen, "cannot write %s/" TREE_MARKER ": %s", s->root,
+                         strerror(-ret));
                 goto fail;
         }
         ret = sim_sysfs_write(s->machine, s->root, SIM_PMU_TYPE_BASE, errbuf, errlen);
@@ -222,7 +323,7 @@ void sim_close(struct sim *s)
         sim_iio_free(s->iio);
         sim_ptt_free(s->ptt);
         if (s->root[0])
-                sim_sysfs_remove(s->root);
+                remove_tree(s->root);
         sim_machine_free(s->machine);
         free(s);
 }

@@ -12,16 +12,14 @@
  */
 #define _GNU_SOURCE
 #include "sim_hisi_pcie.h"
-#include "sim_perf.h"
+#include "sim_pmu_core.h"
 
 #include <errno.h>
 #include <linux/perf_event.h>
 #include <math.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "hw_env.h"
 
@@ -54,91 +52,60 @@ static const struct hw_code *hw_code_find(uint32_t code)
         return NULL;
 }
 
-struct contrib {
-        size_t dev;
-        double per_second; /* counter increase per second at scale 1 */
-};
-
-struct sim_event {
-        bool used;
+/* A hisi_pcie event: the core's part, then the counter's. */
+struct hp_event {
+        struct sim_pmu_event e; /* contributions: counter increase per second at scale 1 */
         size_t core;
         uint32_t code;             /* attr.config bits 0-16 */
         uint64_t config1, config2; /* filters */
-        uint64_t read_format;
-        size_t leader; /* index of the group leader (self for a leader) */
-        bool enabled;
         double value;
         double enabled_ns, running_ns;
         double fixed_per_second; /* *_time: ticks regardless of traffic */
         size_t slots;            /* leaders: slots the group needs */
         double share;            /* leaders: share of time the group runs */
-        size_t contrib_count;
-        struct contrib *contrib;
-};
-
-struct injection {
-        bool active;
-        int err;
-        long count;
 };
 
 struct sim_pmu {
+        struct sim_pmu_core core; /* fd table, lock, clock, faults per core */
         const struct sim_machine *m;
         uint32_t type_base;
-        sim_clock_fn clock;
-        void *clock_ctx;
-        double t0;   /* clock at creation */
         double last; /* seconds since t0 of the last advance */
-        pthread_mutex_t lock;
-        struct perf_ops ops;
-        struct injection inject_any;
-        struct injection *inject; /* per core */
-        size_t event_cap;
-        size_t used_max; /* events[used_max..] are all unused */
-        struct sim_event *events;
 };
 
-static double monotonic_seconds(void *ctx)
-{
-        struct timespec ts;
-
-        (void)ctx;
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
+#define ev_at(p, slot) SIM_PMU_EVENT_AT(&(p)->core, slot, struct hp_event)
 
 double sim_pmu_now(struct sim_pmu *p)
 {
-        return p->clock(p->clock_ctx) - p->t0;
+        return sim_pmu_core_now(&p->core);
 }
 
 /* ---- filters (config1/config2 as the format files lay them out) ---- */
 
-static unsigned int thr_len(const struct sim_event *e)
+static unsigned int thr_len(const struct hp_event *e)
 {
         return e->config1 & 0xf;
 }
-static unsigned int thr_mode(const struct sim_event *e)
+static unsigned int thr_mode(const struct hp_event *e)
 {
         return (e->config1 >> 4) & 1;
 }
-static unsigned int trig_len(const struct sim_event *e)
+static unsigned int trig_len(const struct hp_event *e)
 {
         return (e->config1 >> 5) & 0xf;
 }
-static unsigned int trig_mode(const struct sim_event *e)
+static unsigned int trig_mode(const struct hp_event *e)
 {
         return (e->config1 >> 9) & 1;
 }
-static unsigned int len_mode_field(const struct sim_event *e)
+static unsigned int len_mode_field(const struct hp_event *e)
 {
         return (e->config1 >> 10) & 3;
 }
-static uint16_t port_mask(const struct sim_event *e)
+static uint16_t port_mask(const struct hp_event *e)
 {
         return e->config2 & 0xffff;
 }
-static uint16_t bdf_filter(const struct sim_event *e)
+static uint16_t bdf_filter(const struct hp_event *e)
 {
         return (e->config2 >> 16) & 0xffff;
 }
@@ -149,7 +116,7 @@ static uint16_t bdf_filter(const struct sim_event *e)
  * len_mode 1, payload only; v6.2 to v6.11 still set bit 34, so 2 (header)
  * became 3; v6.12 writes the field as given. 0 is replaced by 3.
  */
-static unsigned int effective_len_mode(const struct sim_pmu *p, const struct sim_event *e)
+static unsigned int effective_len_mode(const struct sim_pmu *p, const struct hp_event *e)
 {
         unsigned int mode = len_mode_field(e);
 
@@ -168,7 +135,7 @@ static uint16_t port_bit(const struct sim_device *d)
 }
 
 /* Whether device @dev's traffic of class @cls is selected by @e's target. */
-static bool target_selects(const struct sim_pmu *p, const struct sim_event *e, size_t dev,
+static bool target_selects(const struct sim_pmu *p, const struct hp_event *e, size_t dev,
                            const struct sim_tlp_rates *r)
 {
         const struct sim_machine *m = p->m;
@@ -192,7 +159,7 @@ static bool target_selects(const struct sim_pmu *p, const struct sim_event *e, s
 }
 
 /* Rate of a bandwidth counter (flux, in flux units) from one device. */
-static double flux_rate(const struct sim_pmu *p, const struct sim_event *e,
+static double flux_rate(const struct sim_pmu *p, const struct hp_event *e,
                         const struct sim_tlp_rates *r, enum sim_tlp_class cls)
 {
         unsigned int mode = effective_len_mode(p, e);
@@ -228,13 +195,13 @@ static double flux_rate(const struct sim_pmu *p, const struct sim_event *e,
 }
 
 /* Builds the contribution list of a new event. Returns 0 or -ENOMEM. */
-static int build_contrib(struct sim_pmu *p, struct sim_event *e)
+static int build_contrib(struct sim_pmu *p, struct hp_event *e)
 {
         const struct sim_machine *m = p->m;
         const struct hw_code *hc = hw_code_find(e->code);
         bool extended = e->code & EXTENDED_BIT;
 
-        e->contrib_count = 0;
+        e->e.contrib_count = 0;
         e->fixed_per_second = 0;
         if (!hc)
                 return 0; /* an unknown code counts nothing */
@@ -247,8 +214,8 @@ static int build_contrib(struct sim_pmu *p, struct sim_event *e)
          * port they see nothing. */
         if (hc->kind == HW_LATENCY && port_mask(e) == 0)
                 return 0;
-        e->contrib = calloc(m->device_count ? m->device_count : 1, sizeof(*e->contrib));
-        if (!e->contrib)
+        e->e.contrib = calloc(m->device_count ? m->device_count : 1, sizeof(*e->e.contrib));
+        if (!e->e.contrib)
                 return -ENOMEM;
         for (size_t dev = 0; dev < m->device_count; dev++) {
                 struct sim_tlp_rates r;
@@ -266,7 +233,7 @@ static int build_contrib(struct sim_pmu *p, struct sim_event *e)
                 else /* *_latency: delay in cycles of the latency clock */
                         rate = r.latency_ns * m->clocks.latency_clock_hz / 1e9;
                 if (rate > 0)
-                        e->contrib[e->contrib_count++] = (struct contrib){dev, rate};
+                        e->e.contrib[e->e.contrib_count++] = (struct sim_contrib){dev, rate};
         }
         return 0;
 }
@@ -274,7 +241,7 @@ static int build_contrib(struct sim_pmu *p, struct sim_event *e)
 /* ---- scheduling ---- */
 
 /* Whether two events of one group share a slot (they are "related"). */
-static bool related(const struct sim_pmu *p, const struct sim_event *a, const struct sim_event *b)
+static bool related(const struct sim_pmu *p, const struct hp_event *a, const struct hp_event *b)
 {
         if ((a->code & 0xffff) != (b->code & 0xffff))
                 return false;
@@ -285,14 +252,14 @@ static bool related(const struct sim_pmu *p, const struct sim_event *a, const st
 
 /* Slots a group needs: one per set of related events. @extra: an event
  * about to join (or NULL). */
-static size_t group_slots(const struct sim_pmu *p, size_t leader, const struct sim_event *extra)
+static size_t group_slots(const struct sim_pmu *p, size_t leader, const struct hp_event *extra)
 {
-        const struct sim_event *members[64];
+        const struct hp_event *members[64];
         size_t n = 0, slots = 0;
 
-        for (size_t i = 0; i < p->used_max && n < 63; i++)
-                if (p->events[i].used && p->events[i].leader == leader)
-                        members[n++] = &p->events[i];
+        for (size_t i = 0; i < p->core.used_max && n < 63; i++)
+                if (ev_at(p, i)->e.used && ev_at(p, i)->e.leader == leader)
+                        members[n++] = ev_at(p, i);
         if (extra)
                 members[n++] = extra;
         for (size_t i = 0; i < n; i++) {
@@ -305,9 +272,9 @@ static size_t group_slots(const struct sim_pmu *p, size_t leader, const struct s
         return slots;
 }
 
-static bool counting(const struct sim_pmu *p, const struct sim_event *e)
+static bool counting(const struct sim_pmu *p, const struct hp_event *e)
 {
-        return e->used && e->enabled && p->events[e->leader].used && p->events[e->leader].enabled;
+        return sim_pmu_core_counting(&p->core, &e->e);
 }
 
 /*
@@ -318,29 +285,30 @@ static bool counting(const struct sim_pmu *p, const struct sim_event *e)
  * event code cannot be on the counters together either (add() fails), so
  * they share time too.
  */
-static void update_shares(struct sim_pmu *p)
+static void update_shares(struct sim_pmu_core *c)
 {
+        struct sim_pmu *p = c->owner;
         size_t demand[SIM_MAX_CORES] = {0};
 
-        for (size_t i = 0; i < p->used_max; i++) {
-                struct sim_event *g = &p->events[i];
+        for (size_t i = 0; i < c->used_max; i++) {
+                struct hp_event *g = ev_at(p, i);
 
-                if (g->used && g->leader == i) {
+                if (g->e.used && g->e.leader == i) {
                         g->slots = group_slots(p, i, NULL);
                         if (counting(p, g))
                                 demand[g->core] += g->slots;
                 }
         }
-        for (size_t i = 0; i < p->used_max; i++) {
-                struct sim_event *g = &p->events[i];
+        for (size_t i = 0; i < c->used_max; i++) {
+                struct hp_event *g = ev_at(p, i);
                 size_t conflicts = 1;
 
-                if (!g->used || g->leader != i)
+                if (!g->e.used || g->e.leader != i)
                         continue;
-                for (size_t j = 0; j < p->used_max && p->m->kernel < SIM_KERNEL_6_9; j++) {
-                        const struct sim_event *o = &p->events[j];
+                for (size_t j = 0; j < c->used_max && p->m->kernel < SIM_KERNEL_6_9; j++) {
+                        const struct hp_event *o = ev_at(p, j);
 
-                        if (j != i && o->used && o->leader == j && o->core == g->core &&
+                        if (j != i && o->e.used && o->e.leader == j && o->core == g->core &&
                             counting(p, o) && (o->code & 0xffff) == (g->code & 0xffff))
                                 conflicts++;
                 }
@@ -353,56 +321,38 @@ static void update_shares(struct sim_pmu *p)
 }
 
 /* Brings every counting event up to now. Call with the lock held. */
-static void advance(struct sim_pmu *p)
+static void advance(struct sim_pmu_core *c)
 {
+        struct sim_pmu *p = c->owner;
         double now = sim_pmu_now(p);
         double dt = now - p->last;
 
         if (dt <= 0)
                 return;
-        for (size_t i = 0; i < p->used_max; i++) {
-                struct sim_event *e = &p->events[i];
+        for (size_t i = 0; i < c->used_max; i++) {
+                struct hp_event *e = ev_at(p, i);
 
                 if (!counting(p, e))
                         continue;
-                double share = p->events[e->leader].share;
+                double share = ev_at(p, e->e.leader)->share;
 
                 e->enabled_ns += dt * 1e9;
                 e->running_ns += dt * share * 1e9;
                 e->value += e->fixed_per_second * dt * share;
-                for (size_t c = 0; c < e->contrib_count; c++) {
-                        const struct sim_device *d = &p->m->devices[e->contrib[c].dev];
+                for (size_t k = 0; k < e->e.contrib_count; k++) {
+                        const struct sim_device *d = &p->m->devices[e->e.contrib[k].dev];
 
-                        e->value += e->contrib[c].per_second * share *
+                        e->value += e->e.contrib[k].per_second * share *
                                     sim_traffic_integral(&d->workload, p->last, now);
                 }
         }
         p->last = now;
 }
 
-/* ---- perf ops ---- */
-
-static struct sim_event *event_of(struct sim_pmu *p, int fd)
-{
-        long i = (long)fd - SIM_FD_BASE;
-
-        if (fd < SIM_FD_BASE || i >= (long)p->event_cap || !p->events[i].used)
-                return NULL;
-        return &p->events[i];
-}
-
-static bool consume_injection(struct injection *inj, int *err)
-{
-        if (!inj->active || inj->count == 0)
-                return false;
-        if (inj->count > 0)
-                inj->count--;
-        *err = inj->err;
-        return true;
-}
+/* ---- the model's part of the perf ops (sim_pmu_core does the rest) ---- */
 
 /* The driver's filter check (hisi_pcie_pmu_valid_filter). */
-static bool valid_filter(const struct sim_pmu *p, const struct sim_event *e)
+static bool valid_filter(const struct sim_pmu *p, const struct hp_event *e)
 {
         const struct sim_core *core = &p->m->cores[e->core];
 
@@ -427,88 +377,45 @@ static bool valid_filter(const struct sim_pmu *p, const struct sim_event *e)
         return true;
 }
 
-static int sim_open(void *ctx, struct perf_event_attr *attr, pid_t pid, int cpu, int group_fd,
-                    unsigned long flags)
+/* hisi_pcie_pmu_event_init and the perf core's target checks. */
+static int hisi_pcie_event_init(struct sim_pmu_core *c, const struct perf_event_attr *attr,
+                                pid_t pid, int cpu, struct sim_pmu_event *ev, size_t *slot)
 {
-        struct sim_pmu *p = ctx;
-        struct sim_event ev = {0}, *leader = NULL;
-        size_t core, slot = SIZE_MAX;
-        int err = 0, ret;
+        struct sim_pmu *p = c->owner;
+        struct hp_event *e = (struct hp_event *)ev;
+        int err = 0;
 
-        (void)flags;
-        if (!attr)
-                return -EFAULT;
-        pthread_mutex_lock(&p->lock);
-        advance(p);
-        if (attr->type < p->type_base || attr->type - p->type_base >= p->m->core_count) {
-                ret = -ENOENT; /* not ours: perf would try the next PMU */
-                goto out;
-        }
-        core = attr->type - p->type_base;
-        if (consume_injection(&p->inject[core], &err) || consume_injection(&p->inject_any, &err)) {
-                ret = -err;
-                goto out;
-        }
+        (void)slot;
+        if (attr->type < p->type_base || attr->type - p->type_base >= p->m->core_count)
+                return -ENOENT; /* not ours: perf would try the next PMU */
+        e->core = attr->type - p->type_base;
+        if (sim_pmu_core_fault(c, e->core, &err))
+                return -err;
         /* perf core: all tasks on no CPU, or a CPU that does not exist. */
-        if ((pid == -1 && cpu < 0) || (cpu >= 0 && (unsigned int)cpu >= p->m->cpus)) {
-                ret = -EINVAL;
-                goto out;
-        }
-        if (attr->sample_period || attr->freq || pid != -1) {
-                ret = -EOPNOTSUPP;
-                goto out;
-        }
-        ev.core = core;
-        ev.code = (uint32_t)(attr->config & 0x1ffff);
-        ev.config1 = attr->config1;
-        ev.config2 = attr->config2;
-        ev.read_format = attr->read_format;
-        ev.enabled = !attr->disabled;
-        if (!valid_filter(p, &ev)) {
-                ret = -EINVAL;
-                goto out;
-        }
-        if (group_fd != -1) {
-                leader = event_of(p, group_fd);
-                if (!leader) {
-                        ret = -EBADF;
-                        goto out;
-                }
-                if (leader->leader != (size_t)(leader - p->events) || leader->core != core ||
-                    group_slots(p, leader->leader, &ev) > SIM_PMU_SLOTS) {
-                        ret = -EINVAL; /* not a leader, other PMU, or too many slots */
-                        goto out;
-                }
-        }
-        /* PERF_PMU_CAP_NO_EXCLUDE */
-        if (attr->exclude_user || attr->exclude_kernel || attr->exclude_hv || attr->exclude_idle ||
-            attr->exclude_host || attr->exclude_guest) {
-                ret = -EINVAL;
-                goto out;
-        }
-        for (size_t i = 0; i < p->event_cap; i++) {
-                if (!p->events[i].used) {
-                        slot = i;
-                        break;
-                }
-        }
-        if (slot == SIZE_MAX) {
-                ret = -EMFILE;
-                goto out;
-        }
-        ev.leader = leader ? (size_t)(leader - p->events) : slot;
-        ret = build_contrib(p, &ev);
-        if (ret)
-                goto out;
-        ev.used = true;
-        p->events[slot] = ev;
-        if (slot >= p->used_max)
-                p->used_max = slot + 1;
-        update_shares(p);
-        ret = SIM_FD_BASE + (int)slot;
-out:
-        pthread_mutex_unlock(&p->lock);
-        return ret;
+        if ((pid == -1 && cpu < 0) || (cpu >= 0 && (unsigned int)cpu >= p->m->cpus))
+                return -EINVAL;
+        if (attr->sample_period || attr->freq || pid != -1)
+                return -EOPNOTSUPP;
+        e->code = (uint32_t)(attr->config & 0x1ffff);
+        e->config1 = attr->config1;
+        e->config2 = attr->config2;
+        return valid_filter(p, e) ? 0 : -EINVAL;
+}
+
+/* Same PMU, and the group still fits the 8 counters. */
+static bool hisi_pcie_can_join(struct sim_pmu_core *c, const struct sim_pmu_event *leader,
+                               const struct sim_pmu_event *ev)
+{
+        const struct hp_event *l = (const struct hp_event *)leader;
+        const struct hp_event *e = (const struct hp_event *)ev;
+
+        return l->core == e->core && group_slots(c->owner, leader->leader, e) <= SIM_PMU_SLOTS;
+}
+
+static int hisi_pcie_start(struct sim_pmu_core *c, struct sim_pmu_event *ev, size_t slot)
+{
+        (void)slot;
+        return build_contrib(c->owner, (struct hp_event *)ev);
 }
 
 static uint64_t u64_of(double v)
@@ -516,117 +423,37 @@ static uint64_t u64_of(double v)
         return v <= 0 ? 0 : (uint64_t)floor(v);
 }
 
-static ssize_t sim_read(void *ctx, int fd, void *buf, size_t len)
+static void hisi_pcie_report(struct sim_pmu_core *c, const struct sim_pmu_event *ev,
+                             struct sim_pmu_report *out)
 {
-        struct sim_pmu *p = ctx;
-        struct sim_read_value values[SIM_READ_MAX];
-        const struct sim_event *e, *lead;
-        size_t nr = 0;
-        ssize_t ret;
+        const struct hp_event *e = (const struct hp_event *)ev;
 
-        pthread_mutex_lock(&p->lock);
-        advance(p);
-        e = event_of(p, fd);
-        if (!e) {
-                pthread_mutex_unlock(&p->lock);
-                return -EBADF;
-        }
-        lead = e->read_format & PERF_FORMAT_GROUP ? &p->events[e->leader] : e;
-        if (e->read_format & PERF_FORMAT_GROUP) {
-                /* Leader first, then the members in creation order. */
-                for (size_t pass = 0; pass < 2; pass++) {
-                        for (size_t i = 0; i < p->used_max && nr < SIM_READ_MAX; i++) {
-                                const struct sim_event *m = &p->events[i];
-
-                                if (!m->used || m->leader != e->leader ||
-                                    (pass == 0) != (i == e->leader))
-                                        continue;
-                                values[nr++] = (struct sim_read_value){u64_of(m->value), i};
-                        }
-                }
-        } else {
-                values[nr++] = (struct sim_read_value){u64_of(e->value), (uint64_t)(e - p->events)};
-        }
-        ret = sim_read_encode(e->read_format, values, nr, u64_of(lead->enabled_ns),
-                              u64_of(lead->running_ns), buf, len);
-        pthread_mutex_unlock(&p->lock);
-        return ret;
+        (void)c;
+        out->value = u64_of(e->value);
+        out->enabled_ns = u64_of(e->enabled_ns);
+        out->running_ns = u64_of(e->running_ns);
 }
 
-static int sim_ioctl(void *ctx, int fd, unsigned long request, unsigned long arg)
+static void hisi_pcie_reset(struct sim_pmu_core *c, struct sim_pmu_event *ev)
 {
-        struct sim_pmu *p = ctx;
-        struct sim_event *e;
-        int ret = 0;
-
-        pthread_mutex_lock(&p->lock);
-        advance(p);
-        e = event_of(p, fd);
-        if (!e) {
-                ret = -EBADF;
-                goto out;
-        }
-        for (size_t i = 0; i < p->used_max; i++) {
-                struct sim_event *t = &p->events[i];
-                bool hit =
-                    t == e || (arg & PERF_IOC_FLAG_GROUP && t->used && t->leader == e->leader &&
-                               e->leader == (size_t)(e - p->events));
-
-                if (!hit)
-                        continue;
-                switch (request) {
-                case PERF_EVENT_IOC_ENABLE:
-                        t->enabled = true;
-                        break;
-                case PERF_EVENT_IOC_DISABLE:
-                        t->enabled = false;
-                        break;
-                case PERF_EVENT_IOC_RESET:
-                        t->value = 0;
-                        break;
-                default:
-                        ret = -ENOTTY;
-                        goto out;
-                }
-        }
-        update_shares(p);
-out:
-        pthread_mutex_unlock(&p->lock);
-        return ret;
+        (void)c;
+        ((struct hp_event *)ev)->value = 0;
 }
 
-static int sim_mmap(void *ctx, int fd, size_t len, int prot, off_t offset, void **addr)
-{
-        (void)ctx, (void)fd, (void)len, (void)prot, (void)offset;
-        *addr = NULL;
-        return -ENODEV; /* counting-only PMU: nothing to map in this model */
-}
-
-static int sim_munmap(void *ctx, void *addr, size_t len)
-{
-        (void)ctx, (void)addr, (void)len;
-        return -EINVAL;
-}
-
-static int sim_close(void *ctx, int fd)
-{
-        struct sim_pmu *p = ctx;
-        struct sim_event *e;
-        int ret = 0;
-
-        pthread_mutex_lock(&p->lock);
-        advance(p);
-        e = event_of(p, fd);
-        if (!e) {
-                ret = -EBADF;
-        } else {
-                free(e->contrib);
-                memset(e, 0, sizeof(*e));
-                update_shares(p);
-        }
-        pthread_mutex_unlock(&p->lock);
-        return ret;
-}
+static const struct sim_pmu_model hisi_pcie_model = {
+    .event_size = sizeof(struct hp_event),
+    .event_cap = MAX_EVENTS,
+    .fd_base = SIM_FD_BASE,
+    .groups = true,
+    .refused_excludes = SIM_EXCLUDE_ALL,
+    .advance = advance,
+    .event_init = hisi_pcie_event_init,
+    .can_join = hisi_pcie_can_join,
+    .start = hisi_pcie_start,
+    .report = hisi_pcie_report,
+    .reset = hisi_pcie_reset,
+    .changed = update_shares,
+};
 
 /* ---- life cycle and ground truth ---- */
 
@@ -640,26 +467,10 @@ int sim_pmu_new(const struct sim_machine *m, uint32_t type_base, sim_clock_fn cl
                 return -ENOMEM;
         p->m = m;
         p->type_base = type_base;
-        p->clock = clock ? clock : monotonic_seconds;
-        p->clock_ctx = clock_ctx;
-        p->t0 = p->clock(p->clock_ctx);
-        p->event_cap = MAX_EVENTS;
-        p->events = calloc(p->event_cap, sizeof(*p->events));
-        p->inject = calloc(m->core_count ? m->core_count : 1, sizeof(*p->inject));
-        if (!p->events || !p->inject) {
+        if (sim_pmu_core_init(&p->core, &hisi_pcie_model, p, clock, clock_ctx, m->core_count)) {
                 sim_pmu_free(p);
                 return -ENOMEM;
         }
-        pthread_mutex_init(&p->lock, NULL);
-        p->ops = (struct perf_ops){
-            .open = sim_open,
-            .read = sim_read,
-            .ioctl = sim_ioctl,
-            .mmap = sim_mmap,
-            .munmap = sim_munmap,
-            .close = sim_close,
-            .ctx = p,
-        };
         for (size_t i = 0; i < m->injection_count; i++) {
                 const struct sim_injection *inj = &m->injections[i];
                 size_t core = SIZE_MAX;
@@ -683,42 +494,23 @@ void sim_pmu_free(struct sim_pmu *p)
 {
         if (!p)
                 return;
-        if (p->events) {
-                for (size_t i = 0; i < p->event_cap; i++)
-                        free(p->events[i].contrib);
-                pthread_mutex_destroy(&p->lock);
-        }
-        free(p->events);
-        free(p->inject);
+        sim_pmu_core_fini(&p->core);
         free(p);
 }
 
 const struct perf_ops *sim_pmu_ops(struct sim_pmu *p)
 {
-        return &p->ops;
+        return &p->core.ops;
 }
 
 void sim_pmu_inject(struct sim_pmu *p, size_t core, int err, long count)
 {
-        struct injection inj = {.active = err != 0 && count != 0, .err = err, .count = count};
-
-        pthread_mutex_lock(&p->lock);
-        if (core == SIZE_MAX)
-                p->inject_any = inj;
-        else if (core < p->m->core_count)
-                p->inject[core] = inj;
-        pthread_mutex_unlock(&p->lock);
+        sim_pmu_core_inject(&p->core, core, err, count);
 }
 
 size_t sim_pmu_open_count(struct sim_pmu *p)
 {
-        size_t n = 0;
-
-        pthread_mutex_lock(&p->lock);
-        for (size_t i = 0; i < p->used_max; i++)
-                n += p->events[i].used;
-        pthread_mutex_unlock(&p->lock);
-        return n;
+        return sim_pmu_core_open_count(&p->core);
 }
 
 static void truth_add(const struct sim_pmu *p, size_t dev, enum sim_tlp_class c, double t0,

@@ -12,7 +12,7 @@
  */
 #define _GNU_SOURCE
 #include "sim_hisi_ptt.h"
-#include "sim_perf.h"
+#include "sim_pmu_core.h"
 #include "sim_traffic.h"
 
 #include <errno.h>
@@ -20,14 +20,12 @@
 #include <limits.h>
 #include <linux/perf_event.h>
 #include <math.h>
-#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "hw_env.h"
@@ -41,15 +39,6 @@
 #define AUX_RECORD_SZ (sizeof(struct perf_event_header) + 3 * sizeof(uint64_t))
 
 /* ---- small helpers ---- */
-
-static double monotonic_seconds(void *ctx)
-{
-        struct timespec ts;
-
-        (void)ctx;
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
 
 static bool is_pow2(uint64_t v)
 {
@@ -178,23 +167,14 @@ struct mapping {
         bool aux;
 };
 
-struct injection {
-        bool active;
-        int err;
-        long count;
-};
-
 struct ptt_dev {
         bool present; /* the core has a PTT function */
         uint16_t port_mask;
-        struct injection inject;
 
-        /* The event (one per device). */
-        bool open;
-        int fd;
-        uint64_t config, read_format;
+        /* The event (one per device: slot = core index in the core's table). */
+        uint64_t config;
         int cpu;
-        bool enabled, running, stopped;
+        bool enabled, running, stopped;  /* the driver's start/stop, not perf's flag */
         struct perf_event_mmap_page *pg; /* ring mapping, or NULL */
         uint8_t *aux;                    /* AUX mapping, or NULL */
         uint64_t aux_size;
@@ -221,23 +201,23 @@ struct ptt_dev {
 };
 
 struct sim_ptt {
+        struct sim_pmu_core core; /* fd table (slot = core index), lock, clock, faults */
         const struct sim_machine *m;
         uint32_t type_base;
-        sim_clock_fn clock;
-        void *clock_ctx;
-        double t0;
         double rate_cap;
-        unsigned int serial;
-        pthread_mutex_t lock;
-        struct perf_ops ops;
-        struct injection inject_any;
         struct ptt_dev *devs; /* per core */
         struct mapping maps[MAX_MAPS];
 };
 
 static double now_s(const struct sim_ptt *p)
 {
-        return p->clock(p->clock_ctx) - p->t0;
+        return sim_pmu_core_now(&p->core);
+}
+
+/* Whether core @ci's device has its event open. */
+static bool dev_open(const struct sim_ptt *p, size_t ci)
+{
+        return sim_pmu_core_event(&p->core, ci)->used;
 }
 
 static uint64_t ticks_of(double seconds)
@@ -987,20 +967,21 @@ static void produce(struct sim_ptt *p, struct ptt_dev *d, double now)
                 flush_before(d, ticks_of(now));
 }
 
-static void advance_locked(struct sim_ptt *p)
+static void advance_locked(struct sim_pmu_core *c)
 {
+        struct sim_ptt *p = c->owner;
         double now = now_s(p);
 
         for (size_t i = 0; i < p->m->core_count; i++)
-                if (p->devs[i].open && p->devs[i].running)
+                if (dev_open(p, i) && p->devs[i].running)
                         produce(p, &p->devs[i], now);
 }
 
 void sim_ptt_advance(struct sim_ptt *p)
 {
-        pthread_mutex_lock(&p->lock);
-        advance_locked(p);
-        pthread_mutex_unlock(&p->lock);
+        sim_pmu_core_lock(&p->core);
+        advance_locked(&p->core);
+        sim_pmu_core_unlock(&p->core);
 }
 
 /* ---- start / stop ---- */
@@ -1045,32 +1026,15 @@ static void trace_stop(struct ptt_dev *d)
         d->heap_n = 0;
 }
 
-/* ---- ops ---- */
+/* ---- the model's part of the perf ops (sim_pmu_core does the rest) ---- */
 
-static struct ptt_dev *dev_of_fd(struct sim_ptt *p, int fd, size_t *core)
-{
-        long rel = (long)fd - SIM_PTT_FD_BASE;
-        size_t ci;
-
-        if (fd < SIM_PTT_FD_BASE)
-                return NULL;
-        ci = (size_t)(rel % SIM_MAX_CORES);
-        if (ci >= p->m->core_count || !p->devs[ci].open || p->devs[ci].fd != fd)
-                return NULL;
-        if (core)
-                *core = ci;
-        return &p->devs[ci];
-}
-
-static bool consume_injection(struct injection *inj, int *err)
-{
-        if (!inj->active || inj->count == 0)
-                return false;
-        if (inj->count > 0)
-                inj->count--;
-        *err = inj->err;
-        return true;
-}
+/* The event as the core keeps it: its attr until start hands it to the
+ * device. */
+struct ptt_event {
+        struct sim_pmu_event e;
+        uint64_t config;
+        int cpu;
+};
 
 static bool known_requester(const struct sim_machine *m, size_t ci, uint32_t rid)
 {
@@ -1102,106 +1066,74 @@ static int check_config(const struct sim_ptt *p, size_t ci, uint64_t config)
         return 0;
 }
 
-static int ptt_open_locked(struct sim_ptt *p, struct perf_event_attr *attr, pid_t pid, int cpu)
+/* The event of core @ci's device takes slot @ci (-EBUSY while open:
+ * PERF_PMU_CAP_EXCLUSIVE, one trace per device). */
+static int ptt_event_init(struct sim_pmu_core *c, const struct perf_event_attr *attr, pid_t pid,
+                          int cpu, struct sim_pmu_event *ev, size_t *slot)
 {
+        struct sim_ptt *p = c->owner;
+        struct ptt_event *e = (struct ptt_event *)ev;
         size_t ci;
-        struct ptt_dev *d;
-        int err = 0, ret;
+        int err = 0;
 
         if (attr->type < p->type_base || attr->type - p->type_base >= p->m->core_count ||
             !p->devs[attr->type - p->type_base].present)
                 return -ENOENT;
         ci = attr->type - p->type_base;
-        d = &p->devs[ci];
-        if (consume_injection(&d->inject, &err) || consume_injection(&p->inject_any, &err))
+        if (sim_pmu_core_fault(c, ci, &err))
                 return -err;
         if (cpu >= 0 && (unsigned int)cpu >= p->m->cpus)
                 return -EINVAL;
         if (cpu < 0 || pid != -1)
                 return -EOPNOTSUPP;
-        ret = check_config(p, ci, attr->config);
-        if (ret)
-                return ret;
-        if (attr->exclude_user || attr->exclude_kernel || attr->exclude_hv || attr->exclude_idle)
-                return -EINVAL; /* PERF_PMU_CAP_NO_EXCLUDE */
-        if (d->open)
-                return -EBUSY; /* PERF_PMU_CAP_EXCLUSIVE: one trace per device */
+        *slot = ci;
+        e->config = attr->config;
+        e->cpu = cpu;
+        return check_config(p, ci, attr->config);
+}
+
+static int ptt_start(struct sim_pmu_core *c, struct sim_pmu_event *ev, size_t ci)
+{
+        struct sim_ptt *p = c->owner;
+        const struct ptt_event *e = (const struct ptt_event *)ev;
+        struct ptt_dev *d = &p->devs[ci];
+
         d->chunk = calloc(1, SIM_PTT_CHUNK);
         if (!d->chunk)
                 return -ENOMEM;
-        d->open = true;
-        d->fd = SIM_PTT_FD_BASE + (int)((p->serial++ % 0x100000u) * SIM_MAX_CORES + ci);
-        d->config = attr->config;
-        d->read_format = attr->read_format;
-        d->cpu = cpu;
+        d->config = e->config;
+        d->cpu = e->cpu;
         d->pg = NULL;
         d->aux = NULL;
         d->aux_size = 0;
         d->aux_head = d->data_head = 0;
-        d->rng = 0x5eed0000ull + ci * 7919 + p->serial;
+        d->rng = 0x5eed0000ull + ci * 7919 + c->serial;
         memset(&d->truth, 0, sizeof(d->truth));
         d->lat_n = 0;
-        if (!attr->disabled)
+        if (ev->enabled)
                 trace_start(p, d, ci);
-        return d->fd;
+        return 0;
 }
 
-static int op_open(void *ctx, struct perf_event_attr *attr, pid_t pid, int cpu, int group_fd,
-                   unsigned long flags)
+/* A trace event counts nothing: a read answers 0 (the data is in the AUX
+ * area). */
+static void ptt_report(struct sim_pmu_core *c, const struct sim_pmu_event *ev,
+                       struct sim_pmu_report *out)
 {
-        struct sim_ptt *p = ctx;
-        int ret;
-
-        (void)flags;
-        if (!attr)
-                return -EFAULT;
-        if (group_fd != -1)
-                return -EINVAL; /* the model does not group trace events */
-        pthread_mutex_lock(&p->lock);
-        advance_locked(p);
-        ret = ptt_open_locked(p, attr, pid, cpu);
-        pthread_mutex_unlock(&p->lock);
-        return ret;
+        (void)c, (void)ev;
+        *out = (struct sim_pmu_report){0};
 }
 
-static ssize_t op_read(void *ctx, int fd, void *buf, size_t len)
+static void ptt_enable(struct sim_pmu_core *c, struct sim_pmu_event *ev, size_t ci, bool on)
 {
-        struct sim_ptt *p = ctx;
-        struct sim_read_value v = {0, 0};
-        struct ptt_dev *d;
-        ssize_t ret;
+        struct sim_ptt *p = c->owner;
+        struct ptt_dev *d = &p->devs[ci];
 
-        pthread_mutex_lock(&p->lock);
-        advance_locked(p);
-        d = dev_of_fd(p, fd, NULL);
-        ret = d ? sim_read_encode(d->read_format & ~(uint64_t)PERF_FORMAT_GROUP, &v, 1, 0, 0, buf,
-                                  len)
-                : -EBADF;
-        pthread_mutex_unlock(&p->lock);
-        return ret;
-}
-
-static int op_ioctl(void *ctx, int fd, unsigned long request, unsigned long arg)
-{
-        struct sim_ptt *p = ctx;
-        struct ptt_dev *d;
-        size_t ci;
-        int ret = 0;
-
-        (void)arg;
-        pthread_mutex_lock(&p->lock);
-        advance_locked(p);
-        d = dev_of_fd(p, fd, &ci);
-        if (!d)
-                ret = -EBADF;
-        else if (request == PERF_EVENT_IOC_ENABLE && !d->enabled)
-                trace_start(p, d, ci);
-        else if (request == PERF_EVENT_IOC_DISABLE)
+        (void)ev;
+        if (!on)
                 trace_stop(d);
-        else if (request != PERF_EVENT_IOC_ENABLE && request != PERF_EVENT_IOC_RESET)
-                ret = -ENOTTY;
-        pthread_mutex_unlock(&p->lock);
-        return ret;
+        else if (!d->enabled)
+                trace_start(p, d, ci);
 }
 
 static struct mapping *new_mapping(struct sim_ptt *p, size_t len, size_t dev, bool aux)
@@ -1267,41 +1199,29 @@ static int map_aux(struct sim_ptt *p, struct ptt_dev *d, size_t ci, size_t len, 
         return 0;
 }
 
-static int op_mmap(void *ctx, int fd, size_t len, int prot, off_t offset, void **addr)
+static int ptt_mmap(struct sim_pmu_core *c, struct sim_pmu_event *ev, size_t ci, size_t len,
+                    int prot, off_t offset, void **addr)
 {
-        struct sim_ptt *p = ctx;
-        struct ptt_dev *d;
-        size_t ci;
-        int ret;
+        struct sim_ptt *p = c->owner;
+        struct ptt_dev *d = &p->devs[ci];
 
-        *addr = NULL;
-        pthread_mutex_lock(&p->lock);
-        advance_locked(p);
-        d = dev_of_fd(p, fd, &ci);
-        if (!d)
-                ret = -EBADF;
-        else if (offset == 0)
-                ret = map_ring(p, d, ci, len, addr);
-        else
-                ret = map_aux(p, d, ci, len, prot, offset, addr);
-        pthread_mutex_unlock(&p->lock);
-        return ret;
+        (void)ev;
+        if (offset == 0)
+                return map_ring(p, d, ci, len, addr);
+        return map_aux(p, d, ci, len, prot, offset, addr);
 }
 
-static int op_munmap(void *ctx, void *addr, size_t len)
+static int ptt_munmap(struct sim_pmu_core *c, void *addr, size_t len)
 {
-        struct sim_ptt *p = ctx;
-        int ret = -EINVAL;
+        struct sim_ptt *p = c->owner;
 
-        pthread_mutex_lock(&p->lock);
-        advance_locked(p);
         for (size_t i = 0; i < MAX_MAPS; i++) {
                 struct mapping *m = &p->maps[i];
 
                 if (!m->addr || m->addr != addr)
                         continue;
                 if (m->len != len)
-                        break;
+                        return -EINVAL;
                 if (m->dev != SIZE_MAX) { /* the producer loses its target */
                         struct ptt_dev *d = &p->devs[m->dev];
 
@@ -1313,41 +1233,45 @@ static int op_munmap(void *ctx, void *addr, size_t len)
                 }
                 free(m->addr);
                 memset(m, 0, sizeof(*m));
-                ret = 0;
-                break;
+                return 0;
         }
-        pthread_mutex_unlock(&p->lock);
-        return ret;
+        return -EINVAL;
 }
 
-static int op_close(void *ctx, int fd)
+/* close: the driver stops the trace; areas stay valid until munmap, as
+ * with the kernel. */
+static void ptt_release(struct sim_pmu_core *c, struct sim_pmu_event *ev, size_t ci)
 {
-        struct sim_ptt *p = ctx;
-        struct ptt_dev *d;
-        size_t ci;
-        int ret = 0;
+        struct sim_ptt *p = c->owner;
+        struct ptt_dev *d = &p->devs[ci];
 
-        pthread_mutex_lock(&p->lock);
-        advance_locked(p);
-        d = dev_of_fd(p, fd, &ci);
-        if (!d) {
-                ret = -EBADF;
-        } else {
-                trace_stop(d);
-                /* Areas stay valid until munmap, as with the kernel. */
-                for (size_t i = 0; i < MAX_MAPS; i++)
-                        if (p->maps[i].addr && p->maps[i].dev == ci)
-                                p->maps[i].dev = SIZE_MAX;
-                free(d->chunk);
-                d->chunk = NULL;
-                d->pg = NULL;
-                d->aux = NULL;
-                d->open = false;
-                d->fd = -1;
-        }
-        pthread_mutex_unlock(&p->lock);
-        return ret;
+        (void)ev;
+        trace_stop(d);
+        for (size_t i = 0; i < MAX_MAPS; i++)
+                if (p->maps[i].addr && p->maps[i].dev == ci)
+                        p->maps[i].dev = SIZE_MAX;
+        free(d->chunk);
+        d->chunk = NULL;
+        d->pg = NULL;
+        d->aux = NULL;
 }
+
+static const struct sim_pmu_model ptt_model = {
+    .event_size = sizeof(struct ptt_event),
+    .event_cap = SIM_MAX_CORES,
+    .fd_base = SIM_PTT_FD_BASE,
+    .serial_fds = true,
+    .groups = false,
+    .refused_excludes = SIM_EXCLUDE_USER | SIM_EXCLUDE_KERNEL | SIM_EXCLUDE_HV | SIM_EXCLUDE_IDLE,
+    .advance = advance_locked,
+    .event_init = ptt_event_init,
+    .start = ptt_start,
+    .report = ptt_report,
+    .enable = ptt_enable,
+    .release = ptt_release,
+    .mmap = ptt_mmap,
+    .munmap = ptt_munmap,
+};
 
 /* ---- life cycle ---- */
 
@@ -1360,35 +1284,22 @@ int sim_ptt_new(const struct sim_machine *m, uint32_t type_base, sim_clock_fn cl
         if (!p)
                 return -ENOMEM;
         p->devs = calloc(m->core_count ? m->core_count : 1, sizeof(*p->devs));
-        if (!p->devs) {
-                free(p);
-                return -ENOMEM;
-        }
         p->m = m;
         p->type_base = type_base;
-        p->clock = clock ? clock : monotonic_seconds;
-        p->clock_ctx = clock_ctx;
-        p->t0 = p->clock(p->clock_ctx);
+        if (!p->devs ||
+            sim_pmu_core_init(&p->core, &ptt_model, p, clock, clock_ctx, m->core_count)) {
+                sim_ptt_free(p);
+                return -ENOMEM;
+        }
         p->rate_cap = SIM_PTT_DEFAULT_RATE_CAP;
-        pthread_mutex_init(&p->lock, NULL);
         for (size_t ci = 0; ci < m->core_count; ci++) {
                 const struct sim_core *c = &m->cores[ci];
                 struct ptt_dev *d = &p->devs[ci];
 
                 d->present = c->ptt_function != SIM_NONE;
-                d->fd = -1;
                 for (size_t i = 0; i < c->port_count; i++)
                         d->port_mask |= (uint16_t)(1u << port_bit(&m->devices[c->ports[i]]));
         }
-        p->ops = (struct perf_ops){
-            .open = op_open,
-            .read = op_read,
-            .ioctl = op_ioctl,
-            .mmap = op_mmap,
-            .munmap = op_munmap,
-            .close = op_close,
-            .ctx = p,
-        };
         *out = p;
         return 0;
 }
@@ -1399,72 +1310,59 @@ void sim_ptt_free(struct sim_ptt *p)
                 return;
         for (size_t i = 0; i < MAX_MAPS; i++)
                 free(p->maps[i].addr);
-        for (size_t ci = 0; ci < p->m->core_count; ci++) {
+        for (size_t ci = 0; p->devs && ci < p->m->core_count; ci++) {
                 free(p->devs[ci].chunk);
                 free(p->devs[ci].heap);
                 free(p->devs[ci].lat_first);
                 free(p->devs[ci].lat_last);
         }
-        pthread_mutex_destroy(&p->lock);
+        sim_pmu_core_fini(&p->core);
         free(p->devs);
         free(p);
 }
 
 const struct perf_ops *sim_ptt_ops(struct sim_ptt *p)
 {
-        return &p->ops;
+        return &p->core.ops;
 }
 
 bool sim_ptt_owns(struct sim_ptt *p, const void *addr)
 {
         bool found = false;
 
-        pthread_mutex_lock(&p->lock);
+        sim_pmu_core_lock(&p->core);
         for (size_t i = 0; i < MAX_MAPS && !found; i++)
                 found = addr && p->maps[i].addr == addr;
-        pthread_mutex_unlock(&p->lock);
+        sim_pmu_core_unlock(&p->core);
         return found;
 }
 
 void sim_ptt_inject(struct sim_ptt *p, size_t core, int err, long count)
 {
-        struct injection inj = {.active = err != 0 && count != 0, .err = err, .count = count};
-
-        pthread_mutex_lock(&p->lock);
-        if (core == SIZE_MAX)
-                p->inject_any = inj;
-        else if (core < p->m->core_count)
-                p->devs[core].inject = inj;
-        pthread_mutex_unlock(&p->lock);
+        sim_pmu_core_inject(&p->core, core, err, count);
 }
 
 void sim_ptt_set_rate_cap(struct sim_ptt *p, double bytes_per_second)
 {
-        pthread_mutex_lock(&p->lock);
+        sim_pmu_core_lock(&p->core);
         if (bytes_per_second > 0)
                 p->rate_cap = bytes_per_second;
-        pthread_mutex_unlock(&p->lock);
+        sim_pmu_core_unlock(&p->core);
 }
 
 size_t sim_ptt_open_count(struct sim_ptt *p)
 {
-        size_t n = 0;
-
-        pthread_mutex_lock(&p->lock);
-        for (size_t ci = 0; ci < p->m->core_count; ci++)
-                n += p->devs[ci].open;
-        pthread_mutex_unlock(&p->lock);
-        return n;
+        return sim_pmu_core_open_count(&p->core);
 }
 
 size_t sim_ptt_mapped_count(struct sim_ptt *p)
 {
         size_t n = 0;
 
-        pthread_mutex_lock(&p->lock);
+        sim_pmu_core_lock(&p->core);
         for (size_t i = 0; i < MAX_MAPS; i++)
                 n += p->maps[i].addr != NULL;
-        pthread_mutex_unlock(&p->lock);
+        sim_pmu_core_unlock(&p->core);
         return n;
 }
 
@@ -1475,10 +1373,10 @@ int sim_ptt_truth(struct sim_ptt *p, size_t core, struct sim_ptt_truth *out)
         memset(out, 0, sizeof(*out));
         if (core >= p->m->core_count || !p->devs[core].present)
                 return -ENOENT;
-        pthread_mutex_lock(&p->lock);
-        advance_locked(p);
+        sim_pmu_core_lock(&p->core);
+        advance_locked(&p->core);
         *out = p->devs[core].truth;
-        pthread_mutex_unlock(&p->lock);
+        sim_pmu_core_unlock(&p->core);
         return 0;
 }
 
@@ -1486,11 +1384,11 @@ void sim_ptt_truth_reset(struct sim_ptt *p, size_t core)
 {
         if (core >= p->m->core_count)
                 return;
-        pthread_mutex_lock(&p->lock);
-        advance_locked(p);
+        sim_pmu_core_lock(&p->core);
+        advance_locked(&p->core);
         memset(&p->devs[core].truth, 0, sizeof(p->devs[core].truth));
         p->devs[core].lat_n = 0;
-        pthread_mutex_unlock(&p->lock);
+        sim_pmu_core_unlock(&p->core);
 }
 
 static int cmp_u32(const void *a, const void *b)
@@ -1508,7 +1406,7 @@ double sim_ptt_truth_latency_quantile(struct sim_ptt *p, size_t core, bool last,
 
         if (core >= p->m->core_count)
                 return -1;
-        pthread_mutex_lock(&p->lock);
+        sim_pmu_core_lock(&p->core);
         n = p->devs[core].lat_n;
         copy = n ? malloc(n * sizeof(*copy)) : NULL;
         if (copy) {
@@ -1519,7 +1417,7 @@ double sim_ptt_truth_latency_quantile(struct sim_ptt *p, size_t core, bool last,
                 rank = rank ? rank - 1 : 0;
                 ret = copy[rank < n ? rank : n - 1] * (1e9 / SIM_PTT_CLOCK_HZ);
         }
-        pthread_mutex_unlock(&p->lock);
+        sim_pmu_core_unlock(&p->core);
         free(copy);
         return ret;
 }

@@ -21,6 +21,7 @@
 #include <string.h>
 
 #define PATH_LEN       320
+#define ARRAY_SIZE(a)  (sizeof(a) / sizeof((a)[0]))
 #define FILE_MAX_BYTES (4u << 20) /* a description is a few tens of KiB */
 #define MAX_SICLS      SIM_MAX_CORES
 #define MAX_CPUS       4096
@@ -311,6 +312,168 @@ static int get_hex(struct ctx *c, json_object *v, const char *path, unsigned lon
         return 0;
 }
 
+/* ---- the schema helper: one table row per plain field ---- */
+
+enum field_kind { FIELD_INT, FIELD_HEX, FIELD_DOUBLE, FIELD_BOOL, FIELD_STRING };
+
+/*
+ * One member of a JSON object and where its value goes. Integers and hex
+ * values are stored in a destination of any integer size (the range is
+ * checked first, so the value fits); strings into a char array. A field
+ * with @missing is required ("missing (<missing>)", or just "missing" for
+ * ""); @check, when set,
+ * sees the value right after it was read (before the next field: the first
+ * problem of a description is the one reported); @given, when set, becomes
+ * true when the member is present.
+ */
+struct field {
+        const char *key;
+        enum field_kind kind;
+        void *out;
+        size_t size;        /* sizeof the destination */
+        long long min, max; /* FIELD_INT; FIELD_HEX: max only */
+        double dmin, dmax;  /* FIELD_DOUBLE */
+        const char *missing;
+        int (*check)(struct ctx *c, const char *path, double value, const void *arg);
+        const void *arg; /* for check */
+        bool *given;
+};
+
+/* Rows of a field table: key, destination (an lvalue), range, then
+ * optional .missing / .check / .given designators. */
+#define F_INT(k, dst, lo, hi, ...)                                                                 \
+        {                                                                                          \
+                .key = (k), .kind = FIELD_INT, .out = &(dst), .size = sizeof(dst), .min = (lo),    \
+                .max = (hi), __VA_ARGS__                                                           \
+        }
+#define F_HEX(k, dst, hi, ...)                                                                     \
+        {                                                                                          \
+                .key = (k), .kind = FIELD_HEX, .out = &(dst), .size = sizeof(dst), .max = (hi),    \
+                __VA_ARGS__                                                                        \
+        }
+#define F_DOUBLE(k, dst, lo, hi, ...)                                                              \
+        {                                                                                          \
+                .key = (k), .kind = FIELD_DOUBLE, .out = &(dst), .size = sizeof(dst),              \
+                .dmin = (lo), .dmax = (hi), __VA_ARGS__                                            \
+        }
+#define F_BOOL(k, dst, ...)                                                                        \
+        {                                                                                          \
+                .key = (k), .kind = FIELD_BOOL, .out = &(dst), .size = sizeof(dst), __VA_ARGS__    \
+        }
+#define F_STRING(k, buf, ...)                                                                      \
+        {                                                                                          \
+                .key = (k), .kind = FIELD_STRING, .out = (buf), .size = sizeof(buf), __VA_ARGS__   \
+        }
+
+/* An in-range integer into a destination of @size bytes. */
+static void store_int(void *out, size_t size, long long x)
+{
+        switch (size) {
+        case 1:
+                *(uint8_t *)out = (uint8_t)x;
+                break;
+        case 2:
+                *(uint16_t *)out = (uint16_t)x;
+                break;
+        case 4:
+                *(uint32_t *)out = (uint32_t)x;
+                break;
+        default:
+                *(uint64_t *)out = (uint64_t)x;
+                break;
+        }
+}
+
+static int read_field(struct ctx *c, json_object *v, const char *path, const struct field *f)
+{
+        unsigned long hex = 0;
+        long long x = 0;
+        double d;
+        int r;
+
+        switch (f->kind) {
+        case FIELD_INT:
+                r = get_int(c, v, path, f->min, f->max, &x);
+                if (!r)
+                        store_int(f->out, f->size, x);
+                d = (double)x;
+                break;
+        case FIELD_HEX:
+                r = get_hex(c, v, path, (unsigned long)f->max, &hex);
+                if (!r)
+                        store_int(f->out, f->size, (long long)hex);
+                d = (double)hex;
+                break;
+        case FIELD_DOUBLE:
+                r = get_double(c, v, path, f->dmin, f->dmax, f->out);
+                d = r ? 0 : *(double *)f->out;
+                break;
+        case FIELD_BOOL:
+                return get_bool(c, v, path, f->out);
+        default:
+                return get_string(c, v, path, f->out, f->size);
+        }
+        if (!r && f->check)
+                r = f->check(c, path, d, f->arg);
+        return r;
+}
+
+/* The member @key of @o (NULL: absent), with its JSON path in @p. */
+static json_object *field_at(json_object *o, const char *base, const char *key, char *p,
+                             size_t size)
+{
+        path_key(p, size, base, key);
+        return member(o, key);
+}
+
+/* Reads the fields of @o (the object at @path) in table order. */
+static int read_fields(struct ctx *c, json_object *o, const char *path, const struct field *f,
+                       size_t n)
+{
+        for (size_t i = 0; i < n; i++) {
+                char p[PATH_LEN];
+                json_object *v = field_at(o, path, f[i].key, p, sizeof(p));
+                int r;
+
+                if (!v) {
+                        if (f[i].missing && *f[i].missing)
+                                return fail(c, p, "missing (%s)", f[i].missing);
+                        if (f[i].missing)
+                                return fail(c, p, "missing");
+                        continue;
+                }
+                r = read_field(c, v, p, &f[i]);
+                if (r)
+                        return r;
+                if (f[i].given)
+                        *f[i].given = true;
+        }
+        return 0;
+}
+
+#define READ_FIELDS(c, o, path, table) read_fields((c), (o), (path), (table), ARRAY_SIZE(table))
+
+/* @o must be an object with only @keys (@what names it in the message). */
+static int open_object(struct ctx *c, json_object *o, const char *path, const char *what,
+                       const char *const *keys)
+{
+        int r = need_object(c, o, path);
+
+        return r ? r : check_keys(c, o, path, what, keys);
+}
+
+/* open_object, then its plain fields. */
+static int read_object(struct ctx *c, json_object *o, const char *path, const char *what,
+                       const char *const *keys, const struct field *f, size_t n)
+{
+        int r = open_object(c, o, path, what, keys);
+
+        return r ? r : read_fields(c, o, path, f, n);
+}
+
+#define READ_OBJECT(c, o, path, what, keys, table)                                                 \
+        read_object((c), (o), (path), (what), (keys), (table), ARRAY_SIZE(table))
+
 /* ---- small parsers ---- */
 
 /* "dddd:bb:dd.f" or "bb:dd.f"; returns false on anything else. */
@@ -516,44 +679,64 @@ static bool is_bridge(enum sim_dev_kind kind)
         return kind == SIM_ROOT_PORT || kind == SIM_SWITCH_UP || kind == SIM_SWITCH_DOWN;
 }
 
+static int check_max_width(struct ctx *c, const char *path, double v, const void *arg)
+{
+        (void)arg;
+        if (!valid_width((long long)v))
+                return fail(c, path, "x%lld is not a PCIe link width (1, 2, 4, 8, 12, 16 or 32)",
+                            (long long)v);
+        return 0;
+}
+
+/* The current width of link end @arg (a device). */
+static int check_width(struct ctx *c, const char *path, double v, const void *arg)
+{
+        const struct sim_device *d = arg;
+        long long w = (long long)v;
+
+        if (w && !valid_width(w))
+                return fail(c, path,
+                            "x%lld is not a PCIe link width (0 = link down, 1, 2, 4, 8, 12, 16 or "
+                            "32)",
+                            w);
+        if ((unsigned int)w > d->max_width)
+                return fail(c, path, "x%lld is above max_width x%u", w, d->max_width);
+        return 0;
+}
+
 static int parse_link(struct ctx *c, json_object *o, const char *path, struct sim_device *d,
                       struct devinfo *inf)
 {
         static const char *const keys[] = {"max_speed", "max_width", "speed", "width", NULL};
+        const struct field max_width[] = {
+            F_INT("max_width", d->max_width, 1, 32, .missing = "lanes: 1, 2, 4, 8, 12, 16 or 32",
+                  .check = check_max_width),
+        };
+        const struct field width[] = {
+            F_INT("width", d->cur_width, 0, 32, .check = check_width, .arg = d,
+                  .given = &inf->has_width),
+        };
         char p[PATH_LEN];
         json_object *v;
-        long long w;
         int r;
 
-        r = need_object(c, o, path);
+        r = open_object(c, o, path, "a link", keys);
         if (r)
                 return r;
-        r = check_keys(c, o, path, "a link", keys);
-        if (r)
-                return r;
-        path_key(p, sizeof(p), path, "max_speed");
-        v = member(o, "max_speed");
+        v = field_at(o, path, "max_speed", p, sizeof(p));
         if (!v)
                 return fail(c, p, "missing (the fastest speed this end supports, e.g. \"16GT/s\")");
         r = get_speed(c, v, p, &d->max_speed);
         if (r)
                 return r;
-        path_key(p, sizeof(p), path, "max_width");
-        v = member(o, "max_width");
-        if (!v)
-                return fail(c, p, "missing (lanes: 1, 2, 4, 8, 12, 16 or 32)");
-        r = get_int(c, v, p, 1, 32, &w);
+        r = READ_FIELDS(c, o, path, max_width);
         if (r)
                 return r;
-        if (!valid_width(w))
-                return fail(c, p, "x%lld is not a PCIe link width (1, 2, 4, 8, 12, 16 or 32)", w);
-        d->max_width = (unsigned int)w;
         d->cur_speed = d->max_speed;
         d->cur_width = d->max_width;
 
-        v = member(o, "speed");
+        v = field_at(o, path, "speed", p, sizeof(p));
         if (v) {
-                path_key(p, sizeof(p), path, "speed");
                 r = get_speed(c, v, p, &d->cur_speed);
                 if (r)
                         return r;
@@ -562,60 +745,23 @@ static int parse_link(struct ctx *c, json_object *o, const char *path, struct si
                                     speed_names[d->max_speed]);
                 inf->has_speed = true;
         }
-        v = member(o, "width");
-        if (v) {
-                path_key(p, sizeof(p), path, "width");
-                r = get_int(c, v, p, 0, 32, &w);
-                if (r)
-                        return r;
-                if (w && !valid_width(w))
-                        return fail(c, p,
-                                    "x%lld is not a PCIe link width (0 = link down, 1, 2, 4, 8, "
-                                    "12, 16 or 32)",
-                                    w);
-                if ((unsigned int)w > d->max_width)
-                        return fail(c, p, "x%lld is above max_width x%u", w, d->max_width);
-                d->cur_width = (unsigned int)w;
-                inf->has_width = true;
-        }
-        return 0;
+        return READ_FIELDS(c, o, path, width);
 }
 
 static int parse_aer_counter(struct ctx *c, json_object *v, const char *path,
                              struct sim_aer_counter *ctr)
 {
         static const char *const keys[] = {"initial", "per_second", NULL};
-        char p[PATH_LEN];
-        json_object *x;
-        long long n;
+        const struct field fields[] = {
+            F_INT("initial", ctr->initial, 0, 1LL << 53),
+            F_DOUBLE("per_second", ctr->per_second, 0, 1e9),
+        };
         int r;
 
-        if (!json_object_is_type(v, json_type_object)) {
-                r = get_int(c, v, path, 0, 1LL << 53, &n);
-                if (r)
-                        return r;
-                ctr->initial = (uint64_t)n;
-                return 0;
-        }
+        if (!json_object_is_type(v, json_type_object))
+                return read_field(c, v, path, &fields[0]);
         r = check_keys(c, v, path, "an AER counter", keys);
-        if (r)
-                return r;
-        x = member(v, "initial");
-        if (x) {
-                path_key(p, sizeof(p), path, "initial");
-                r = get_int(c, x, p, 0, 1LL << 53, &n);
-                if (r)
-                        return r;
-                ctr->initial = (uint64_t)n;
-        }
-        x = member(v, "per_second");
-        if (x) {
-                path_key(p, sizeof(p), path, "per_second");
-                r = get_double(c, x, p, 0, 1e9, &ctr->per_second);
-                if (r)
-                        return r;
-        }
-        return 0;
+        return r ? r : READ_FIELDS(c, v, path, fields);
 }
 
 static int parse_aer(struct ctx *c, json_object *o, const char *path, struct sim_device *d)
@@ -736,26 +882,16 @@ static void dist_one(struct sim_dist *d, double value)
 static int parse_flow(struct ctx *c, json_object *o, const char *path, struct sim_flow *f)
 {
         static const char *const keys[] = {"bytes_per_second", "sizes", "latency_ns", NULL};
+        const struct field fields[] = {F_DOUBLE("bytes_per_second", f->bytes_per_second, 0, 1e12)};
         char p[PATH_LEN];
         json_object *v;
         int r;
 
-        r = need_object(c, o, path);
+        r = READ_OBJECT(c, o, path, "a flow", keys, fields);
         if (r)
                 return r;
-        r = check_keys(c, o, path, "a flow", keys);
-        if (r)
-                return r;
-        v = member(o, "bytes_per_second");
+        v = field_at(o, path, "sizes", p, sizeof(p));
         if (v) {
-                path_key(p, sizeof(p), path, "bytes_per_second");
-                r = get_double(c, v, p, 0, 1e12, &f->bytes_per_second);
-                if (r)
-                        return r;
-        }
-        v = member(o, "sizes");
-        if (v) {
-                path_key(p, sizeof(p), path, "sizes");
                 r = parse_dist(c, v, p, 64.0 * 1024 * 1024, "bytes", &f->size);
                 if (r)
                         return r;
@@ -765,14 +901,19 @@ static int parse_flow(struct ctx *c, json_object *o, const char *path, struct si
                                             f->size.value[i]);
                 }
         }
-        v = member(o, "latency_ns");
+        v = field_at(o, path, "latency_ns", p, sizeof(p));
         if (v) {
-                path_key(p, sizeof(p), path, "latency_ns");
                 r = parse_dist(c, v, p, 1e9, "ns", &f->latency);
                 if (r)
                         return r;
         }
         return 0;
+}
+
+static int check_seconds(struct ctx *c, const char *path, double v, const void *arg)
+{
+        (void)arg;
+        return v <= 0 ? fail(c, path, "%g s: must be above 0", v) : 0;
 }
 
 static int parse_workload(struct ctx *c, json_object *o, const char *path, struct sim_workload *w)
@@ -782,14 +923,11 @@ static int parse_workload(struct ctx *c, json_object *o, const char *path, struc
         static const double def_size[SIM_FLOW_KINDS] = {4096, 4096, 8, 4};
         static const double def_latency[SIM_FLOW_KINDS] = {300, 1000, 100, 1000};
         static const char *const phase_keys[] = {"duration_s", "scale", NULL};
-        char p[PATH_LEN], pp[PATH_LEN], ppp[PATH_LEN];
+        char p[PATH_LEN], pp[PATH_LEN];
         json_object *v;
         int r;
 
-        r = need_object(c, o, path);
-        if (r)
-                return r;
-        r = check_keys(c, o, path, "a workload", keys);
+        r = open_object(c, o, path, "a workload", keys);
         if (r)
                 return r;
         for (int k = 0; k < SIM_FLOW_KINDS; k++) {
@@ -804,36 +942,22 @@ static int parse_workload(struct ctx *c, json_object *o, const char *path, struc
                 if (r)
                         return r;
         }
-        v = member(o, "phases");
+        v = field_at(o, path, "phases", p, sizeof(p));
         if (v) {
-                path_key(p, sizeof(p), path, "phases");
                 r = need_array(c, v, p, SIM_PHASES_MAX);
                 if (r)
                         return r;
                 for (size_t i = 0; i < json_object_array_length(v); i++) {
                         json_object *ph = json_object_array_get_idx(v, i);
-                        json_object *x;
+                        const struct field fields[] = {
+                            F_DOUBLE("duration_s", w->phases[i].duration, 0, 1e6,
+                                     .missing = "seconds, above 0", .check = check_seconds),
+                            F_DOUBLE("scale", w->phases[i].scale, 0, 1000,
+                                     .missing = "multiplies every flow, >= 0"),
+                        };
 
                         path_idx(pp, sizeof(pp), p, i);
-                        r = need_object(c, ph, pp);
-                        if (!r)
-                                r = check_keys(c, ph, pp, "a phase", phase_keys);
-                        if (r)
-                                return r;
-                        path_key(ppp, sizeof(ppp), pp, "duration_s");
-                        x = member(ph, "duration_s");
-                        if (!x)
-                                return fail(c, ppp, "missing (seconds, above 0)");
-                        r = get_double(c, x, ppp, 0, 1e6, &w->phases[i].duration);
-                        if (r)
-                                return r;
-                        if (w->phases[i].duration <= 0)
-                                return fail(c, ppp, "%g s: must be above 0", w->phases[i].duration);
-                        path_key(ppp, sizeof(ppp), pp, "scale");
-                        x = member(ph, "scale");
-                        if (!x)
-                                return fail(c, ppp, "missing (multiplies every flow, >= 0)");
-                        r = get_double(c, x, ppp, 0, 1000, &w->phases[i].scale);
+                        r = READ_OBJECT(c, ph, pp, "a phase", phase_keys, fields);
                         if (r)
                                 return r;
                 }
@@ -888,6 +1012,26 @@ static int new_device(struct ctx *c, const char *path, size_t *idx)
 static int parse_child(struct ctx *c, json_object *o, const char *path, size_t parent, size_t core,
                        int numa);
 
+static int check_vendor(struct ctx *c, const char *path, double v, const void *arg)
+{
+        (void)arg;
+        if (v == 0xffff || v == 0)
+                return fail(c, path, "0x%04lx is not a valid vendor id", (unsigned long)v);
+        return 0;
+}
+
+/* A bridge's secondary/subordinate bus: above the bridge's own bus (@arg
+ * is the bridge). */
+static int check_above_bus(struct ctx *c, const char *path, double v, const void *arg)
+{
+        const struct sim_device *d = arg;
+
+        if (v <= d->bus)
+                return fail(c, path, "0x%02llx is not above the bridge's own bus 0x%02x",
+                            (long long)v, d->bus);
+        return 0;
+}
+
 static int parse_device(struct ctx *c, json_object *o, const char *path, enum sim_dev_kind kind,
                         size_t parent, size_t core, int numa)
 {
@@ -903,12 +1047,9 @@ static int parse_device(struct ctx *c, json_object *o, const char *path, enum si
         json_object *v;
         bool given;
         size_t idx = 0;
-        long long x;
         int r;
 
-        r = need_object(c, o, path);
-        if (!r)
-                r = check_keys(c, o, path, kind_what(kind), keys);
+        r = open_object(c, o, path, kind_what(kind), keys);
         if (!r)
                 r = new_device(c, path, &idx);
         if (r)
@@ -920,8 +1061,25 @@ static int parse_device(struct ctx *c, json_object *o, const char *path, enum si
         d->core = core;
         d->numa_node = numa;
 
-        path_key(p, sizeof(p), path, "bdf");
-        v = member(o, "bdf");
+        const struct field ids[] = {
+            F_STRING("name", d->name),
+            F_HEX("vendor", d->vendor, 0xffff, .missing = "hex vendor id, e.g. \"0x19e5\"",
+                  .check = check_vendor),
+            F_HEX("device", d->device, 0xffff, .missing = "hex device id"),
+            F_HEX("subsystem_vendor", d->subsys_vendor, 0xffff),
+            F_HEX("subsystem_device", d->subsys_device, 0xffff),
+        };
+        const struct field revision[] = {F_HEX("revision", d->revision, 0xff)};
+        const struct field numa_node[] = {F_INT("numa_node", d->numa_node, -1, 1023)};
+        const struct field hotplug[] = {F_BOOL("hotplug", d->hotplug)};
+        const struct field buses[] = {
+            F_INT("secondary", inf->secondary, 1, 255, .check = check_above_bus, .arg = d,
+                  .given = &inf->has_secondary),
+            F_INT("subordinate", inf->subordinate, 1, 255, .check = check_above_bus, .arg = d,
+                  .given = &inf->has_subordinate),
+        };
+
+        v = field_at(o, path, "bdf", p, sizeof(p));
         if (!v)
                 return fail(c, p, "missing (every device states its BDF, e.g. \"0000:01:00.0\")");
         r = get_bdf(c, v, p, &d->domain, &d->bus, &d->dev, &d->fn);
@@ -960,49 +1118,10 @@ static int parse_device(struct ctx *c, json_object *o, const char *path, enum si
                                     d->dev, pb);
         }
 
-        v = member(o, "name");
-        if (v) {
-                path_key(p, sizeof(p), path, "name");
-                r = get_string(c, v, p, d->name, sizeof(d->name));
-                if (r)
-                        return r;
-        }
-        path_key(p, sizeof(p), path, "vendor");
-        v = member(o, "vendor");
-        if (!v)
-                return fail(c, p, "missing (hex vendor id, e.g. \"0x19e5\")");
-        r = get_hex(c, v, p, 0xffff, &hex);
+        r = READ_FIELDS(c, o, path, ids);
         if (r)
                 return r;
-        if (hex == 0xffff || hex == 0)
-                return fail(c, p, "0x%04lx is not a valid vendor id", hex);
-        d->vendor = (uint16_t)hex;
-        path_key(p, sizeof(p), path, "device");
-        v = member(o, "device");
-        if (!v)
-                return fail(c, p, "missing (hex device id)");
-        r = get_hex(c, v, p, 0xffff, &hex);
-        if (r)
-                return r;
-        d->device = (uint16_t)hex;
-        v = member(o, "subsystem_vendor");
-        if (v) {
-                path_key(p, sizeof(p), path, "subsystem_vendor");
-                r = get_hex(c, v, p, 0xffff, &hex);
-                if (r)
-                        return r;
-                d->subsys_vendor = (uint16_t)hex;
-        }
-        v = member(o, "subsystem_device");
-        if (v) {
-                path_key(p, sizeof(p), path, "subsystem_device");
-                r = get_hex(c, v, p, 0xffff, &hex);
-                if (r)
-                        return r;
-                d->subsys_device = (uint16_t)hex;
-        }
-        path_key(p, sizeof(p), path, "class");
-        v = member(o, "class");
+        v = field_at(o, path, "class", p, sizeof(p));
         if (v) {
                 r = get_hex(c, v, p, 0xffffff, &hex);
                 if (r)
@@ -1022,14 +1141,9 @@ static int parse_device(struct ctx *c, json_object *o, const char *path, enum si
         } else {
                 return fail(c, p, "missing (hex class code, e.g. \"0x010802\" for NVMe)");
         }
-        v = member(o, "revision");
-        if (v) {
-                path_key(p, sizeof(p), path, "revision");
-                r = get_hex(c, v, p, 0xff, &hex);
-                if (r)
-                        return r;
-                d->revision = (uint8_t)hex;
-        }
+        r = READ_FIELDS(c, o, path, revision);
+        if (r)
+                return r;
 
         d->mpss = DEF_MPSS;
         r = get_payload(c, o, path, "mpss", &d->mpss, &given);
@@ -1054,26 +1168,19 @@ static int parse_device(struct ctx *c, json_object *o, const char *path, enum si
         if (r)
                 return r;
 
-        v = member(o, "numa_node");
-        if (v) {
-                path_key(p, sizeof(p), path, "numa_node");
-                r = get_int(c, v, p, -1, 1023, &x);
-                if (r)
-                        return r;
-                d->numa_node = (int)x;
-        }
+        r = READ_FIELDS(c, o, path, numa_node);
+        if (r)
+                return r;
 
         d->has_aer = kind != SIM_RCIEP;
-        v = member(o, "aer");
+        v = field_at(o, path, "aer", p, sizeof(p));
         if (v) {
-                path_key(p, sizeof(p), path, "aer");
                 r = parse_aer(c, v, p, d);
                 if (r)
                         return r;
         }
 
-        path_key(p, sizeof(p), path, "link");
-        v = member(o, "link");
+        v = field_at(o, path, "link", p, sizeof(p));
         if (kind != SIM_RCIEP) {
                 if (!v)
                         return fail(c, p,
@@ -1083,17 +1190,12 @@ static int parse_device(struct ctx *c, json_object *o, const char *path, enum si
                         return r;
         }
 
-        v = member(o, "hotplug");
-        if (v) {
-                path_key(p, sizeof(p), path, "hotplug");
-                r = get_bool(c, v, p, &d->hotplug);
-                if (r)
-                        return r;
-        }
+        r = READ_FIELDS(c, o, path, hotplug);
+        if (r)
+                return r;
 
-        v = member(o, "workload");
+        v = field_at(o, path, "workload", p, sizeof(p));
         if (v) {
-                path_key(p, sizeof(p), path, "workload");
                 r = parse_workload(c, v, p, &d->workload);
                 if (r)
                         return r;
@@ -1101,38 +1203,14 @@ static int parse_device(struct ctx *c, json_object *o, const char *path, enum si
         }
 
         if (is_bridge(kind)) {
-                v = member(o, "secondary");
-                if (v) {
-                        path_key(p, sizeof(p), path, "secondary");
-                        r = get_int(c, v, p, 1, 255, &x);
-                        if (r)
-                                return r;
-                        if (x <= d->bus)
-                                return fail(c, p,
-                                            "0x%02llx is not above the bridge's own bus 0x%02x", x,
-                                            d->bus);
-                        inf->has_secondary = true;
-                        inf->secondary = (unsigned int)x;
-                }
-                v = member(o, "subordinate");
-                if (v) {
-                        path_key(p, sizeof(p), path, "subordinate");
-                        r = get_int(c, v, p, 1, 255, &x);
-                        if (r)
-                                return r;
-                        if (x <= d->bus)
-                                return fail(c, p,
-                                            "0x%02llx is not above the bridge's own bus 0x%02x", x,
-                                            d->bus);
-                        inf->has_subordinate = true;
-                        inf->subordinate = (unsigned int)x;
-                }
+                r = READ_FIELDS(c, o, path, buses);
+                if (r)
+                        return r;
         }
 
         if (kind == SIM_ROOT_PORT || kind == SIM_SWITCH_DOWN) {
-                v = member(o, "children");
+                v = field_at(o, path, "children", p, sizeof(p));
                 if (v) {
-                        path_key(p, sizeof(p), path, "children");
                         r = need_array(c, v, p, SIM_MAX_DEVICES);
                         if (r)
                                 return r;
@@ -1145,9 +1223,8 @@ static int parse_device(struct ctx *c, json_object *o, const char *path, enum si
                         }
                 }
         } else if (kind == SIM_SWITCH_UP) {
-                v = member(o, "downstream");
+                v = field_at(o, path, "downstream", p, sizeof(p));
                 if (v) {
-                        path_key(p, sizeof(p), path, "downstream");
                         r = need_array(c, v, p, SIM_MAX_DEVICES);
                         if (r)
                                 return r;
@@ -1174,9 +1251,8 @@ static int parse_child(struct ctx *c, json_object *o, const char *path, size_t p
         r = need_object(c, o, path);
         if (r)
                 return r;
-        v = member(o, "kind");
+        v = field_at(o, path, "kind", p, sizeof(p));
         if (v) {
-                path_key(p, sizeof(p), path, "kind");
                 if (!json_object_is_type(v, json_type_string))
                         return fail(c, p, "expected \"endpoint\" or \"switch\", got %s",
                                     type_desc(v));
@@ -1268,15 +1344,11 @@ static int parse_core(struct ctx *c, json_object *o, const char *path, unsigned 
         struct sim_machine *m = c->m;
         struct sim_core *core;
         char p[PATH_LEN], pp[PATH_LEN];
-        unsigned long hex;
         json_object *v;
         size_t ci;
-        long long x;
         int r;
 
-        r = need_object(c, o, path);
-        if (!r)
-                r = check_keys(c, o, path, "a PCIe core", keys);
+        r = open_object(c, o, path, "a PCIe core", keys);
         if (r)
                 return r;
         if (m->core_count >= SIM_MAX_CORES)
@@ -1288,46 +1360,31 @@ static int parse_core(struct ctx *c, json_object *o, const char *path, unsigned 
         core->pmu_function = SIM_NONE;
         core->ptt_function = SIM_NONE;
 
-        path_key(p, sizeof(p), path, "id");
-        v = member(o, "id");
-        if (!v)
-                return fail(c, p, "missing (the core number in hisi_pcie<sicl>_core<id>)");
-        r = get_int(c, v, p, 0, 0xffff, &x);
+        const struct field id[] = {
+            F_INT("id", core->id, 0, 0xffff,
+                  .missing = "the core number in hisi_pcie<sicl>_core<id>"),
+        };
+        const struct field rest[] = {
+            F_INT("numa_node", core->numa_node, -1, 1023),
+            F_INT("cpu", core->cpu, 0, (long long)m->cpus - 1),
+            F_HEX("identifier", core->identifier, 0xffffffffUL),
+        };
+
+        r = READ_FIELDS(c, o, path, id);
         if (r)
                 return r;
-        core->id = (unsigned int)x;
+        path_key(p, sizeof(p), path, "id");
         for (size_t i = 0; i < ci; i++) {
                 if (m->cores[i].sicl == sicl && m->cores[i].id == core->id)
                         return fail(c, p, "core %u is already described by %s", core->id,
                                     c->core_path[i]);
         }
         core->numa_node = sicl_numa;
-        v = member(o, "numa_node");
-        if (v) {
-                path_key(p, sizeof(p), path, "numa_node");
-                r = get_int(c, v, p, -1, 1023, &x);
-                if (r)
-                        return r;
-                core->numa_node = (int)x;
-        }
         core->cpu = sicl_cpu < 0 ? 0 : sicl_cpu;
-        v = member(o, "cpu");
-        if (v) {
-                path_key(p, sizeof(p), path, "cpu");
-                r = get_int(c, v, p, 0, (long long)m->cpus - 1, &x);
-                if (r)
-                        return r;
-                core->cpu = (int)x;
-        }
         core->identifier = c->identifier;
-        v = member(o, "identifier");
-        if (v) {
-                path_key(p, sizeof(p), path, "identifier");
-                r = get_hex(c, v, p, 0xffffffffUL, &hex);
-                if (r)
-                        return r;
-                core->identifier = (uint32_t)hex;
-        }
+        r = READ_FIELDS(c, o, path, rest);
+        if (r)
+                return r;
         path_key(p, sizeof(p), path, "pmu");
         r = parse_funcref(c, member(o, "pmu"), p, &c->pmu[ci]);
         if (r)
@@ -1337,8 +1394,7 @@ static int parse_core(struct ctx *c, json_object *o, const char *path, unsigned 
         if (r)
                 return r;
 
-        path_key(p, sizeof(p), path, "root_ports");
-        v = member(o, "root_ports");
+        v = field_at(o, path, "root_ports", p, sizeof(p));
         if (!v)
                 return fail(c, p, "missing (the core's Root Ports, at least one)");
         r = need_array(c, v, p, MAX_PORTS);
@@ -1380,42 +1436,35 @@ static int parse_sicl(struct ctx *c, json_object *o, const char *path, unsigned 
         json_object *v;
         int first_cpu = -1;
         long long id, numa;
+        const struct field fid[] = {
+            F_INT("id", id, 0, 0xffff, .missing = "the <sicl> in hisi_pcie<sicl>_core<core>"),
+        };
+        const struct field fnuma[] = {
+            F_INT("numa_node", numa, -1, 1023,
+                  .missing = "the NUMA node its devices report, -1 for none"),
+        };
         int r;
 
-        r = need_object(c, o, path);
-        if (!r)
-                r = check_keys(c, o, path, "a SICL", keys);
+        r = READ_OBJECT(c, o, path, "a SICL", keys, fid);
         if (r)
                 return r;
         path_key(p, sizeof(p), path, "id");
-        v = member(o, "id");
-        if (!v)
-                return fail(c, p, "missing (the <sicl> in hisi_pcie<sicl>_core<core>)");
-        r = get_int(c, v, p, 0, 0xffff, &id);
-        if (r)
-                return r;
         for (unsigned int i = 0; i < index; i++) {
                 if (ids[i] == (unsigned int)id)
                         return fail(c, p, "SICL %lld is already described by sicls[%u]", id, i);
         }
         ids[index] = (unsigned int)id;
-        path_key(p, sizeof(p), path, "numa_node");
-        v = member(o, "numa_node");
-        if (!v)
-                return fail(c, p, "missing (the NUMA node its devices report, -1 for none)");
-        r = get_int(c, v, p, -1, 1023, &numa);
+        r = READ_FIELDS(c, o, path, fnuma);
         if (r)
                 return r;
-        v = member(o, "cpus");
+        v = field_at(o, path, "cpus", p, sizeof(p));
         if (v) {
-                path_key(p, sizeof(p), path, "cpus");
                 r = parse_cpulist(c, v, p, index, &first_cpu);
                 if (r)
                         return r;
         }
-        v = member(o, "cores");
+        v = field_at(o, path, "cores", p, sizeof(p));
         if (v) {
-                path_key(p, sizeof(p), path, "cores");
                 r = need_array(c, v, p, SIM_MAX_CORES);
                 if (r)
                         return r;
@@ -1427,9 +1476,8 @@ static int parse_sicl(struct ctx *c, json_object *o, const char *path, unsigned 
                                 return r;
                 }
         }
-        v = member(o, "rcieps");
+        v = field_at(o, path, "rcieps", p, sizeof(p));
         if (v) {
-                path_key(p, sizeof(p), path, "rcieps");
                 r = parse_rcieps(c, v, p, (int)numa);
                 if (r)
                         return r;
@@ -1448,23 +1496,31 @@ static const struct {
     {"ENOSYS", ENOSYS},
 };
 
+static int check_count(struct ctx *c, const char *path, double v, const void *arg)
+{
+        (void)arg;
+        if (v == 0)
+                return fail(c, path, "0 would inject nothing: -1 (always) or a positive count");
+        return 0;
+}
+
 static int parse_injection(struct ctx *c, json_object *o, const char *path,
                            struct sim_injection *inj)
 {
         static const char *const keys[] = {"pmu", "errno", "count", NULL};
+        const struct field count[] = {
+            F_INT("count", inj->count, -1, 1000000000, .check = check_count),
+        };
         char p[PATH_LEN], buf[32];
         json_object *v;
         long long x;
         int r;
 
-        r = need_object(c, o, path);
-        if (!r)
-                r = check_keys(c, o, path, "an injection", keys);
+        r = open_object(c, o, path, "an injection", keys);
         if (r)
                 return r;
-        v = member(o, "pmu");
+        v = field_at(o, path, "pmu", p, sizeof(p));
         if (v) {
-                path_key(p, sizeof(p), path, "pmu");
                 r = get_string(c, v, p, inj->pmu, sizeof(inj->pmu));
                 if (r)
                         return r;
@@ -1485,8 +1541,7 @@ static int parse_injection(struct ctx *c, json_object *o, const char *path,
                                             inj->pmu);
                 }
         }
-        path_key(p, sizeof(p), path, "errno");
-        v = member(o, "errno");
+        v = field_at(o, path, "errno", p, sizeof(p));
         if (!v)
                 return fail(c, p, "missing (e.g. \"EACCES\")");
         if (json_object_is_type(v, json_type_string)) {
@@ -1511,18 +1566,7 @@ static int parse_injection(struct ctx *c, json_object *o, const char *path,
                 inj->err = (int)x;
         }
         inj->count = -1;
-        v = member(o, "count");
-        if (v) {
-                path_key(p, sizeof(p), path, "count");
-                r = get_int(c, v, p, -1, 1000000000, &x);
-                if (r)
-                        return r;
-                if (x == 0)
-                        return fail(c, p,
-                                    "0 would inject nothing: -1 (always) or a positive count");
-                inj->count = (long)x;
-        }
-        return 0;
+        return READ_FIELDS(c, o, path, count);
 }
 
 /* ---- whole-machine validation ---- */
@@ -1933,46 +1977,33 @@ static int get_hex64(struct ctx *c, json_object *v, const char *path, uint64_t *
 }
 
 /* An integer member @key of @o: required unless @def is given (non-NULL). */
-static int get_member_int(struct ctx *c, json_object *o, const char *base, const char *key,
-                          long long min, long long max, const long long *def, long long *out)
-{
-        char p[PATH_LEN];
-        json_object *v = member(o, key);
-
-        path_key(p, sizeof(p), base, key);
-        if (!v) {
-                if (!def)
-                        return fail(c, p, "missing");
-                *out = *def;
-                return 0;
-        }
-        return get_int(c, v, p, min, max, out);
-}
-
 static int parse_unit_group(struct ctx *c, json_object *o, const char *path, struct sim_socket *s)
 {
         static const char *const keys[] = {
             "type",     "access", "count",      "first_box_id", "ctl",           "ctl_step",
             "num_regs", "width",  "ctl_offset", "ctr_offset",   "status_offset", NULL};
-        static const long long zero = 0;
         struct sim_uncore_unit proto = {0};
         char p[PATH_LEN], pp[PATH_LEN], buf[16];
         json_object *v, *ctl;
-        long long x, count = -1, first = 0;
+        long long count = -1, first = 0;
         uint64_t base = 0, step = 0;
         struct sim_uncore_unit *units;
+        const struct field type[] = {F_INT("type", proto.type, 0, 0xffff, .missing = "")};
+        const struct field layout[] = {
+            F_INT("num_regs", proto.num_regs, 0, 255, .missing = ""),
+            F_INT("width", proto.width, 0, 255, .missing = ""),
+            F_INT("ctl_offset", proto.ctl_offset, 0, 255, .missing = ""),
+            F_INT("ctr_offset", proto.ctr_offset, 0, 255, .missing = ""),
+            F_INT("status_offset", proto.status_offset, 0, 255),
+            F_INT("first_box_id", first, 0, 0xffff),
+            F_INT("count", count, 1, MAX_TABLE_UNITS),
+        };
         int r;
 
-        r = need_object(c, o, path);
-        if (!r)
-                r = check_keys(c, o, path, "a group of discovery units", keys);
-        if (!r)
-                r = get_member_int(c, o, path, "type", 0, 0xffff, NULL, &x);
+        r = READ_OBJECT(c, o, path, "a group of discovery units", keys, type);
         if (r)
                 return r;
-        proto.type = (uint16_t)x;
-        path_key(p, sizeof(p), path, "access");
-        v = member(o, "access");
+        v = field_at(o, path, "access", p, sizeof(p));
         if (!v)
                 return fail(c, p, "missing (\"MSR\", \"MMIO\" or \"PCI\")");
         r = get_string(c, v, p, buf, sizeof(buf));
@@ -1988,36 +2019,10 @@ static int parse_unit_group(struct ctx *c, json_object *o, const char *path, str
                 proto.access = SIM_ACCESS_PCI;
         else
                 return fail(c, p, "\"%s\": expected \"MSR\", \"MMIO\" or \"PCI\"", buf);
-        r = get_member_int(c, o, path, "num_regs", 0, 255, NULL, &x);
+        r = READ_FIELDS(c, o, path, layout);
         if (r)
                 return r;
-        proto.num_regs = (uint8_t)x;
-        r = get_member_int(c, o, path, "width", 0, 255, NULL, &x);
-        if (r)
-                return r;
-        proto.width = (uint8_t)x;
-        r = get_member_int(c, o, path, "ctl_offset", 0, 255, NULL, &x);
-        if (r)
-                return r;
-        proto.ctl_offset = (uint8_t)x;
-        r = get_member_int(c, o, path, "ctr_offset", 0, 255, NULL, &x);
-        if (r)
-                return r;
-        proto.ctr_offset = (uint8_t)x;
-        r = get_member_int(c, o, path, "status_offset", 0, 255, &zero, &x);
-        if (r)
-                return r;
-        proto.status_offset = (uint8_t)x;
-        r = get_member_int(c, o, path, "first_box_id", 0, 0xffff, &zero, &first);
-        if (r)
-                return r;
-        if (member(o, "count")) {
-                r = get_member_int(c, o, path, "count", 1, MAX_TABLE_UNITS, NULL, &count);
-                if (r)
-                        return r;
-        }
-        path_key(p, sizeof(p), path, "ctl");
-        ctl = member(o, "ctl");
+        ctl = field_at(o, path, "ctl", p, sizeof(p));
         if (!ctl)
                 return fail(c, p,
                             "missing (a list of box control addresses, or the first one with "
@@ -2044,8 +2049,7 @@ static int parse_unit_group(struct ctx *c, json_object *o, const char *path, str
                         path_key(pp, sizeof(pp), path, "count");
                         return fail(c, pp, "missing (how many boxes from the \"ctl\" start)");
                 }
-                path_key(pp, sizeof(pp), path, "ctl_step");
-                v = member(o, "ctl_step");
+                v = field_at(o, path, "ctl_step", pp, sizeof(pp));
                 if (!v && count > 1)
                         return fail(c, pp, "missing (address step from one box to the next)");
                 if (v) {
@@ -2085,8 +2089,21 @@ static int parse_unit_group(struct ctx *c, json_object *o, const char *path, str
         return 0;
 }
 
+static int check_stride(struct ctx *c, const char *path, double v, const void *arg)
+{
+        (void)arg;
+        if (v < 3)
+                return fail(c, path,
+                            "%lld: a table entry is 3 u64s, the stride (in u64s) is at least 3",
+                            (long long)v);
+        return 0;
+}
+
 static int parse_discovery(struct ctx *c, json_object *o, const char *path, struct sim_socket *s)
 {
+        const struct field stride[] = {
+            F_INT("stride", s->stride, 0, 255, .missing = "", .check = check_stride),
+        };
         static const char *const keys[] = {"bdf",   "bar",          "bar_size", "stride",
                                            "units", "other_dvsecs", NULL};
         struct sim_machine *m = c->m;
@@ -2099,13 +2116,10 @@ static int parse_discovery(struct ctx *c, json_object *o, const char *path, stru
         long long x;
         int r;
 
-        r = need_object(c, o, path);
-        if (!r)
-                r = check_keys(c, o, path, "\"discovery\"", keys);
+        r = open_object(c, o, path, "\"discovery\"", keys);
         if (r)
                 return r;
-        path_key(p, sizeof(p), path, "bdf");
-        v = member(o, "bdf");
+        v = field_at(o, path, "bdf", p, sizeof(p));
         if (!v)
                 return fail(c, p,
                             "missing (the 8086:09a7 discovery function, e.g. \"0000:7e:00.1\")");
@@ -2136,15 +2150,13 @@ static int parse_discovery(struct ctx *c, json_object *o, const char *path, stru
         snprintf(d->name, sizeof(d->name), "pmon-discovery%u", s->id);
         s->discovery_function = idx;
 
-        path_key(p, sizeof(p), path, "bar");
-        v = member(o, "bar");
+        v = field_at(o, path, "bar", p, sizeof(p));
         if (!v)
                 return fail(c, p, "missing (the 64-bit BAR 0 address holding the table)");
         r = get_hex64(c, v, p, &s->bar);
         if (r)
                 return r;
-        path_key(pp, sizeof(pp), path, "bar_size");
-        v = member(o, "bar_size");
+        v = field_at(o, path, "bar_size", pp, sizeof(pp));
         if (!v)
                 return fail(c, pp, "missing (BAR 0 size, a power of two)");
         r = get_hex64(c, v, pp, &s->bar_size);
@@ -2156,14 +2168,9 @@ static int parse_discovery(struct ctx *c, json_object *o, const char *path, stru
         if (s->bar == 0 || s->bar % s->bar_size)
                 return fail(c, p, "0x%llx is not a BAR address aligned to its size 0x%llx",
                             (unsigned long long)s->bar, (unsigned long long)s->bar_size);
-        r = get_member_int(c, o, path, "stride", 0, 255, NULL, &x);
+        r = READ_FIELDS(c, o, path, stride);
         if (r)
                 return r;
-        path_key(pp, sizeof(pp), path, "stride");
-        if (x < 3)
-                return fail(c, pp,
-                            "%lld: a table entry is 3 u64s, the stride (in u64s) is at least 3", x);
-        s->stride = (unsigned int)x;
 
         v = member(o, "other_dvsecs");
         if (v) {
@@ -2185,8 +2192,7 @@ static int parse_discovery(struct ctx *c, json_object *o, const char *path, stru
                         s->other_dvsec_ids[s->other_dvsec_count++] = (uint16_t)x;
                 }
         }
-        path_key(p, sizeof(p), path, "units");
-        v = member(o, "units");
+        v = field_at(o, path, "units", p, sizeof(p));
         if (!v)
                 return fail(c, p, "missing (the table's unit entries, in groups)");
         r = need_array(c, v, p, MAX_TABLE_UNITS);
@@ -2215,32 +2221,25 @@ static int parse_stack(struct ctx *c, json_object *o, const char *path, struct s
         static const char *const keys[] = {"box_id", "bus", "root_ports", NULL};
         struct sim_machine *m = c->m;
         char p[PATH_LEN], pp[PATH_LEN];
-        unsigned long hex;
         json_object *v;
-        long long x;
+        const struct field box[] = {F_INT("box_id", st->box_id, 0, 0xff, .missing = "")};
+        const struct field bus[] = {
+            F_HEX("bus", st->bus, 0xff, .missing = "the stack's root bus, e.g. \"0x15\""),
+        };
         int r;
 
-        r = need_object(c, o, path);
-        if (!r)
-                r = check_keys(c, o, path, "an IIO stack", keys);
-        if (!r)
-                r = get_member_int(c, o, path, "box_id", 0, 0xff, NULL, &x);
+        r = READ_OBJECT(c, o, path, "an IIO stack", keys, box);
         if (r)
                 return r;
-        st->box_id = (unsigned int)x;
         path_key(p, sizeof(p), path, "box_id");
         for (size_t i = 0; i < s->stack_count; i++) {
                 if (s->stacks[i].box_id == st->box_id)
                         return fail(c, p, "box %u is already a stack of this socket", st->box_id);
         }
-        path_key(p, sizeof(p), path, "bus");
-        v = member(o, "bus");
-        if (!v)
-                return fail(c, p, "missing (the stack's root bus, e.g. \"0x15\")");
-        r = get_hex(c, v, p, 0xff, &hex);
+        r = READ_FIELDS(c, o, path, bus);
         if (r)
                 return r;
-        st->bus = (uint8_t)hex;
+        path_key(p, sizeof(p), path, "bus");
         st->domain = m->devices[s->discovery_function].domain;
         for (size_t si = 0; si < m->intel.socket_count; si++) {
                 const struct sim_socket *o2 = &m->intel.sockets[si];
@@ -2258,8 +2257,7 @@ static int parse_stack(struct ctx *c, json_object *o, const char *path, struct s
                         return fail(c, p, "bus 0x%02x is also the bus of stack %u", st->bus,
                                     s->stacks[k].box_id);
         }
-        path_key(p, sizeof(p), path, "root_ports");
-        v = member(o, "root_ports");
+        v = field_at(o, path, "root_ports", p, sizeof(p));
         if (!v)
                 return fail(c, p, "missing (the stack's Root Ports; [] for none)");
         r = need_array(c, v, p, 8);
@@ -2330,32 +2328,26 @@ static int parse_socket(struct ctx *c, json_object *o, const char *path, size_t 
                                            "discovery", "iio_stacks", NULL};
         struct sim_intel *in = &c->m->intel;
         struct sim_socket *s = &in->sockets[index];
+        const struct field id[] = {F_INT("id", s->id, 0, 255, .missing = "")};
+        const struct field numa[] = {F_INT("numa_node", s->numa_node, -1, 1023, .missing = "")};
         char p[PATH_LEN], pp[PATH_LEN];
         json_object *v;
-        long long x;
         int r;
 
         s->discovery_function = SIM_NONE;
-        r = need_object(c, o, path);
-        if (!r)
-                r = check_keys(c, o, path, "a socket", keys);
-        if (!r)
-                r = get_member_int(c, o, path, "id", 0, 255, NULL, &x);
+        r = READ_OBJECT(c, o, path, "a socket", keys, id);
         if (r)
                 return r;
-        s->id = (unsigned int)x;
         path_key(p, sizeof(p), path, "id");
         for (size_t i = 0; i < index; i++) {
                 if (in->sockets[i].id == s->id)
                         return fail(c, p, "socket %u is already described by intel.sockets[%zu]",
                                     s->id, i);
         }
-        r = get_member_int(c, o, path, "numa_node", -1, 1023, NULL, &x);
+        r = READ_FIELDS(c, o, path, numa);
         if (r)
                 return r;
-        s->numa_node = (int)x;
-        path_key(p, sizeof(p), path, "cpus");
-        v = member(o, "cpus");
+        v = field_at(o, path, "cpus", p, sizeof(p));
         if (!v)
                 return fail(c, p, "missing (the socket's CPUs, one range such as \"0-55\")");
         r = parse_socket_cpus(c, v, p, s);
@@ -2368,16 +2360,14 @@ static int parse_socket(struct ctx *c, json_object *o, const char *path, size_t 
                     o2->first_cpu < s->first_cpu + s->cpu_count)
                         return fail(c, p, "CPUs overlap those of intel.sockets[%zu]", i);
         }
-        path_key(p, sizeof(p), path, "discovery");
-        v = member(o, "discovery");
+        v = field_at(o, path, "discovery", p, sizeof(p));
         if (!v)
                 return fail(c, p, "missing (the PMON discovery function and its table)");
         r = parse_discovery(c, v, p, s);
         if (r)
                 return r;
-        v = member(o, "iio_stacks");
+        v = field_at(o, path, "iio_stacks", p, sizeof(p));
         if (v) {
-                path_key(p, sizeof(p), path, "iio_stacks");
                 r = need_array(c, v, p, SIM_MAX_IIO_STACKS);
                 if (r)
                         return r;
@@ -2415,49 +2405,24 @@ static int parse_intel(struct ctx *c, json_object *o)
                                            "sockets",
                                            NULL};
         struct sim_intel *in = &c->m->intel;
+        const struct field fields[] = {
+            F_INT("cpu_model", in->cpu_model, 0, 255, .missing = ""),
+            F_DOUBLE("iio_in_bytes_per_count", in->iio_in_bytes_per_count, 1, 65536),
+            F_DOUBLE("iio_out_bytes_per_count", in->iio_out_bytes_per_count, 1, 65536),
+            F_DOUBLE("ioclk_hz", in->ioclk_hz, 1, 1e11),
+            F_BOOL("die_files", in->die_files),
+        };
         char p[PATH_LEN];
         json_object *v;
-        long long x;
         int r;
 
-        r = need_object(c, o, "intel");
-        if (!r)
-                r = check_keys(c, o, "intel", "\"intel\"", keys);
-        if (!r)
-                r = get_member_int(c, o, "intel", "cpu_model", 0, 255, NULL, &x);
-        if (r)
-                return r;
-        in->present = true;
-        in->cpu_model = (unsigned int)x;
         in->iio_in_bytes_per_count = DEF_IIO_IN_BYTES;
         in->iio_out_bytes_per_count = DEF_IIO_OUT_BYTES;
         in->ioclk_hz = DEF_IOCLK_HZ;
-        v = member(o, "iio_in_bytes_per_count");
-        if (v) {
-                r = get_double(c, v, "intel.iio_in_bytes_per_count", 1, 65536,
-                               &in->iio_in_bytes_per_count);
-                if (r)
-                        return r;
-        }
-        v = member(o, "iio_out_bytes_per_count");
-        if (v) {
-                r = get_double(c, v, "intel.iio_out_bytes_per_count", 1, 65536,
-                               &in->iio_out_bytes_per_count);
-                if (r)
-                        return r;
-        }
-        v = member(o, "ioclk_hz");
-        if (v) {
-                r = get_double(c, v, "intel.ioclk_hz", 1, 1e11, &in->ioclk_hz);
-                if (r)
-                        return r;
-        }
-        v = member(o, "die_files");
-        if (v) {
-                r = get_bool(c, v, "intel.die_files", &in->die_files);
-                if (r)
-                        return r;
-        }
+        r = READ_OBJECT(c, o, "intel", "\"intel\"", keys, fields);
+        if (r)
+                return r;
+        in->present = true;
         v = member(o, "sockets");
         if (!v)
                 return fail(c, "intel.sockets", "missing (at least one socket)");
@@ -2476,6 +2441,12 @@ static int parse_intel(struct ctx *c, json_object *o)
         return 0;
 }
 
+static int check_above_0(struct ctx *c, const char *path, double v, const void *arg)
+{
+        (void)arg;
+        return v <= 0 ? fail(c, path, "must be above 0") : 0;
+}
+
 static int parse_top(struct ctx *c, json_object *top)
 {
         static const char *const keys[] = {"machine", "description", "kernel", "cpus",
@@ -2485,32 +2456,34 @@ static int parse_top(struct ctx *c, json_object *top)
                                                "latency_clock_hz", "identifier", NULL};
         static const char *const kernels[] = {"5.17", "6.2", "6.9", "6.12", "6.15"};
         struct sim_machine *m = c->m;
+        const struct field name[] = {F_STRING("machine", m->name, .missing = "the machine's name")};
+        const struct field description[] = {F_STRING("description", m->description)};
+        const struct field cpus_cmdline[] = {
+            F_INT("cpus", m->cpus, 1, MAX_CPUS, .missing = "number of online CPUs"),
+            F_STRING("cmdline", m->cmdline),
+        };
+        const struct field clocks[] = {
+            F_DOUBLE("flux_unit_bytes", m->clocks.flux_unit_bytes, 0, 4096, .check = check_above_0),
+            F_DOUBLE("time_clock_hz", m->clocks.time_clock_hz, 1, 1e11),
+            F_DOUBLE("latency_clock_hz", m->clocks.latency_clock_hz, 1, 1e11),
+            F_HEX("identifier", c->identifier, 0xffffffffUL),
+        };
         unsigned int sicl_ids[MAX_SICLS];
         char p[PATH_LEN], buf[16];
-        unsigned long hex;
-        json_object *v, *x;
-        long long n;
+        json_object *v;
         int r;
 
-        r = need_object(c, top, "");
-        if (!r)
-                r = check_keys(c, top, "", "the machine", keys);
+        r = open_object(c, top, "", "the machine", keys);
         if (r)
                 return r;
-        v = member(top, "machine");
-        if (!v)
-                return fail(c, "machine", "missing (the machine's name)");
-        r = get_string(c, v, "machine", m->name, sizeof(m->name));
+        r = READ_FIELDS(c, top, "", name);
         if (r)
                 return r;
         if (!m->name[0])
                 return fail(c, "machine", "empty name");
-        v = member(top, "description");
-        if (v) {
-                r = get_string(c, v, "description", m->description, sizeof(m->description));
-                if (r)
-                        return r;
-        }
+        r = READ_FIELDS(c, top, "", description);
+        if (r)
+                return r;
         m->kernel = DEF_KERNEL;
         v = member(top, "kernel");
         if (v) {
@@ -2535,22 +2508,12 @@ static int parse_top(struct ctx *c, json_object *top)
                                     "\"6.2\", \"6.9\", \"6.12\" or \"6.15\")",
                                     buf);
         }
-        v = member(top, "cpus");
-        if (!v)
-                return fail(c, "cpus", "missing (number of online CPUs)");
-        r = get_int(c, v, "cpus", 1, MAX_CPUS, &n);
+        snprintf(m->cmdline, sizeof(m->cmdline), "%s", DEF_CMDLINE);
+        r = READ_FIELDS(c, top, "", cpus_cmdline);
         if (r)
                 return r;
-        m->cpus = (unsigned int)n;
-        snprintf(m->cmdline, sizeof(m->cmdline), "%s", DEF_CMDLINE);
-        v = member(top, "cmdline");
-        if (v) {
-                r = get_string(c, v, "cmdline", m->cmdline, sizeof(m->cmdline));
-                if (r)
-                        return r;
-                if (strchr(m->cmdline, '\n'))
-                        return fail(c, "cmdline", "a kernel command line is one line");
-        }
+        if (strchr(m->cmdline, '\n'))
+                return fail(c, "cmdline", "a kernel command line is one line");
 
         m->clocks.flux_unit_bytes = DEF_FLUX_UNIT;
         m->clocks.time_clock_hz = DEF_TIME_CLOCK_HZ;
@@ -2558,41 +2521,9 @@ static int parse_top(struct ctx *c, json_object *top)
         c->identifier = DEF_IDENTIFIER;
         v = member(top, "hisi_pcie");
         if (v) {
-                r = need_object(c, v, "hisi_pcie");
-                if (!r)
-                        r = check_keys(c, v, "hisi_pcie", "\"hisi_pcie\"", pmu_keys);
+                r = READ_OBJECT(c, v, "hisi_pcie", "\"hisi_pcie\"", pmu_keys, clocks);
                 if (r)
                         return r;
-                x = member(v, "flux_unit_bytes");
-                if (x) {
-                        r = get_double(c, x, "hisi_pcie.flux_unit_bytes", 0, 4096,
-                                       &m->clocks.flux_unit_bytes);
-                        if (r)
-                                return r;
-                        if (m->clocks.flux_unit_bytes <= 0)
-                                return fail(c, "hisi_pcie.flux_unit_bytes", "must be above 0");
-                }
-                x = member(v, "time_clock_hz");
-                if (x) {
-                        r = get_double(c, x, "hisi_pcie.time_clock_hz", 1, 1e11,
-                                       &m->clocks.time_clock_hz);
-                        if (r)
-                                return r;
-                }
-                x = member(v, "latency_clock_hz");
-                if (x) {
-                        r = get_double(c, x, "hisi_pcie.latency_clock_hz", 1, 1e11,
-                                       &m->clocks.latency_clock_hz);
-                        if (r)
-                                return r;
-                }
-                x = member(v, "identifier");
-                if (x) {
-                        r = get_hex(c, x, "hisi_pcie.identifier", 0xffffffffUL, &hex);
-                        if (r)
-                                return r;
-                        c->identifier = (uint32_t)hex;
-                }
         }
 
         v = member(top, "sicls");

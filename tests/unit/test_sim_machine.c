@@ -20,13 +20,18 @@
 #include <cmocka.h>
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "aer.h"
 #include "pcie_monitor.h"
 #include "hw_env.h"
 #include "pcie_cfg.h"
+#include "sim.h"
 #include "sim_machine.h"
 #include "sim_sysfs.h"
 
@@ -1310,6 +1315,118 @@ static void test_injections(void **state)
         sim_machine_free(m);
 }
 
+/* ---- trees of killed processes (issue 19, item 12) ---- */
+
+/* The one entry of @dir whose name starts with @prefix, into @out. */
+static bool find_entry(const char *dir, const char *prefix, char *out, size_t len)
+{
+        DIR *d = opendir(dir);
+        struct dirent *de;
+        bool found = false;
+
+        assert_non_null(d);
+        while ((de = readdir(d)))
+                if (!strncmp(de->d_name, prefix, strlen(prefix))) {
+                        snprintf(out, len, "%s/%s", dir, de->d_name);
+                        found = true;
+                }
+        closedir(d);
+        return found;
+}
+
+static void make_dir_with(const char *dir, const char *file)
+{
+        char path[PATH_MAX + 64];
+        int fd;
+
+        assert_int_equal(mkdir(dir, 0755), 0);
+        snprintf(path, sizeof(path), "%s/%s", dir, file);
+        fd = open(path, O_WRONLY | O_CREAT | O_EXCL, 0644);
+        assert_true(fd >= 0);
+        close(fd);
+}
+
+static bool exists(const char *path)
+{
+        struct stat st;
+
+        return lstat(path, &st) == 0;
+}
+
+static void remove_dir_with(const char *dir, const char *file)
+{
+        char path[PATH_MAX + 64];
+
+        snprintf(path, sizeof(path), "%s/%s", dir, file);
+        unlink(path);
+        rmdir(dir);
+}
+
+/*
+ * A process killed while it runs a simulation (collectd under kill -9)
+ * leaves its tree; the next sim_open in the same parent removes it, and
+ * nothing else: not a directory without the marker, not a symlink (nor
+ * what it points to), not the tree of a live process, not a name of
+ * another pattern.
+ */
+static void test_stale_trees(void **state)
+{
+        char parent[] = "/tmp/test_sim_stale.XXXXXX", stale[PATH_MAX], fresh[PATH_MAX];
+        char nomark[PATH_MAX], link[PATH_MAX], victim[PATH_MAX], live[PATH_MAX], other[PATH_MAX];
+        char msg[512] = "", name[64], mark[PATH_MAX + 64];
+        struct sim_opts so = {.machine_dir = MACHINES};
+        struct sim *s = NULL;
+        int status;
+        pid_t child;
+
+        (void)state;
+        assert_non_null(mkdtemp(parent));
+        so.tmp_dir = parent;
+        child = fork();
+        assert_true(child >= 0);
+        if (child == 0) {
+                if (sim_open("kunpeng930-2p", &so, &s, msg, sizeof(msg)))
+                        _exit(1);
+                raise(SIGKILL);
+                _exit(2);
+        }
+        assert_int_equal(waitpid(child, &status, 0), child);
+        assert_true(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
+        assert_true(find_entry(parent, "pciescope-sim-", stale, sizeof(stale)));
+
+        /* What must stay: the same dead pid without the marker; a symlink
+         * with the dead pid to a directory holding the marker; a live
+         * process's tree (our parent's pid); another pattern. */
+        snprintf(nomark, sizeof(nomark), "%s/pciescope-sim-%ld-nomark", parent, (long)child);
+        make_dir_with(nomark, "keep");
+        snprintf(victim, sizeof(victim), "%s/victim", parent);
+        make_dir_with(victim, ".pciescope-sim");
+        snprintf(link, sizeof(link), "%s/pciescope-sim-%ld-symlnk", parent, (long)child);
+        assert_int_equal(symlink(victim, link), 0);
+        snprintf(live, sizeof(live), "%s/pciescope-sim-%ld-livexx", parent, (long)getppid());
+        make_dir_with(live, ".pciescope-sim");
+        snprintf(other, sizeof(other), "%s/pciescope-sim-old-%ld", parent, (long)child);
+        make_dir_with(other, ".pciescope-sim");
+
+        assert_int_equal(sim_open("kunpeng930-2p", &so, &s, msg, sizeof(msg)), 0);
+        assert_false(exists(stale));
+        snprintf(name, sizeof(name), "pciescope-sim-%ld-", (long)getpid());
+        assert_true(find_entry(parent, name, fresh, sizeof(fresh)));
+        assert_string_equal(fresh, sim_root(s));
+        assert_true(exists(nomark) && exists(link) && exists(live) && exists(other));
+        snprintf(mark, sizeof(mark), "%s/.pciescope-sim", victim);
+        assert_true(exists(mark));
+        sim_close(s);
+        assert_false(exists(fresh));
+
+        unlink(link);
+        remove_dir_with(nomark, "keep");
+        remove_dir_with(victim, ".pciescope-sim");
+        remove_dir_with(live, ".pciescope-sim");
+        remove_dir_with(other, ".pciescope-sim");
+        assert_int_equal(rmdir(parent), 0);
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
@@ -1321,6 +1438,7 @@ int main(void)
             cmocka_unit_test(test_tree_files),  cmocka_unit_test(test_config_images),
             cmocka_unit_test(test_aer_update),  cmocka_unit_test(test_helpers),
             cmocka_unit_test(test_shipped_spr), cmocka_unit_test(test_valid_intel),
+            cmocka_unit_test(test_stale_trees),
         };
 
         return cmocka_run_group_tests(tests, NULL, NULL);

@@ -108,7 +108,8 @@ int aer_parse(const char *text, struct aer_list *out, unsigned int *bad_line)
         return 0;
 }
 
-static int read_u64(const char *text, uint64_t *out)
+/* One count and nothing else; within collectd's signed DERIVE. */
+static int read_count(const char *text, uint64_t *out)
 {
         char *end;
 
@@ -118,7 +119,9 @@ static int read_u64(const char *text, uint64_t *out)
         *out = strtoull(text, &end, 10);
         while (is_space(*end) || *end == '\n')
                 end++;
-        return errno || *end ? -EBADMSG : 0;
+        if (errno || *end)
+                return -EBADMSG;
+        return *out > INT64_MAX ? -ERANGE : 0;
 }
 
 const char *aer_file_name(enum aer_file file)
@@ -152,7 +155,7 @@ int aer_device_parse_file(struct aer_device *dev, enum aer_file file, const char
         if (file < AER_FILES) {
                 enum aer_class c = (enum aer_class)(file - AER_ROOTPORT_TOTAL_COR);
 
-                err = read_u64(text, &dev->rootport_total[c]);
+                err = read_count(text, &dev->rootport_total[c]);
                 if (err) {
                         *bad_line = 1;
                         return err;

@@ -298,14 +298,15 @@ const char *uncore_box_type_name(enum uncore_platform p, unsigned int type)
 
 int uncore_cpu_id_parse(const char *text, unsigned int *family, unsigned int *model)
 {
+        unsigned int fam, mod;
         const char *p;
 
+        /* Both stay 0 unless both were read (a half-read cpuinfo must not
+         * pass for family 6, model 0). */
         *family = *model = 0;
         /* /sys/devices/system/cpu/modalias: "cpu:type:x86,ven0000fam0006mod008F:..." */
         p = strstr(text, "fam");
         if (!strncmp(text, "cpu:type:x86,", 13) && p) {
-                unsigned int fam, mod;
-
                 if (sscanf(p, "fam%4xmod%4x", &fam, &mod) != 2)
                         return -EBADMSG;
                 *family = fam;
@@ -319,12 +320,14 @@ int uncore_cpu_id_parse(const char *text, unsigned int *family, unsigned int *mo
         if (!p)
                 return -EBADMSG;
         p = strchr(p + 1, ':');
-        if (!p || sscanf(p + 1, "%u", family) != 1)
+        if (!p || sscanf(p + 1, "%u", &fam) != 1)
                 return -EBADMSG;
         p = strstr(p, "\nmodel");
         while (p && p[6] != '\t' && p[6] != ' ' && p[6] != ':')
                 p = strstr(p + 1, "\nmodel");
-        if (!p || !(p = strchr(p + 1, ':')) || sscanf(p + 1, "%u", model) != 1)
+        if (!p || !(p = strchr(p + 1, ':')) || sscanf(p + 1, "%u", &mod) != 1)
                 return -EBADMSG;
+        *family = fam;
+        *model = mod;
         return 0;
 }

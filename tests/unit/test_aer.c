@@ -641,6 +641,9 @@ static const struct {
     {"negative root-port total", "aer_rootport_total_err_nonfatal", "-1\n", -EBADMSG, 1},
     {"non-numeric root-port total", "aer_rootport_total_err_cor", "abc\n", -EBADMSG, 1},
     {"root-port total with junk", "aer_rootport_total_err_fatal", "5 x\n", -EBADMSG, 1},
+    /* Found by fuzz_aer: a total above collectd's signed DERIVE. */
+    {"root-port total above INT64_MAX", "aer_rootport_total_err_cor", "9966217342048039360\n",
+     -ERANGE, 1},
     {"root-port total overflows", "aer_rootport_total_err_cor", "18446744073709551616\n", -EBADMSG,
      1},
 };

@@ -343,6 +343,11 @@ static void test_cpu_id_and_names(void **state)
                          0);
         assert_int_equal(mod, 207);
         assert_int_equal(uncore_cpu_id_parse("garbage", &fam, &mod), -EBADMSG);
+        /* Found by fuzz_uncore_table: a family without a model left the
+         * family set, so a failed read passed for family 6 model 0. */
+        assert_int_equal(uncore_cpu_id_parse("cpu family\t: 6\nmodel\t\t", &fam, &mod), -EBADMSG);
+        assert_int_equal(fam, 0);
+        assert_int_equal(mod, 0);
         assert_int_equal(uncore_cpu_id_parse("cpu:type:x86,venXfam:", &fam, &mod), -EBADMSG);
 
         assert_int_equal(uncore_platform_of(6, 0x8f), UNCORE_PLATFORM_SPR);

@@ -636,7 +636,10 @@ int perf_data_map_max(const char *path, uint64_t max_size, struct perf_data_map 
         } else if ((uint64_t)st.st_size > SIZE_MAX) {
                 err = -EFBIG;
         } else if (st.st_size > 0) {
-                p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+                /* Populated up front: the whole file is read once, in order,
+                 * and one mapping call costs less than a page fault per
+                 * fault-around window (about 1,000 for 64 MiB). */
+                p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
                 if (p == MAP_FAILED) {
                         err = -errno;
                 } else {

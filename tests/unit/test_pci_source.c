@@ -38,7 +38,7 @@
 #define HASWELL     PCIDUMP "pciutils-haswell-e-rootport-and-connectx3.lspci-vvxxxx.txt"
 #define X58_MACHINE PCIDUMP "pciutils-whole-machine-x58-asus-p6t6.lspci-xxxx.txt"
 #undef PCI_IDS /* libpci's pci.h defines it too */
-#define PCI_IDS     "/usr/share/misc/pci.ids"
+#define PCI_IDS "/usr/share/misc/pci.ids"
 
 /* ---- pci_addr ---- */
 

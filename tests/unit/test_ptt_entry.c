@@ -499,11 +499,16 @@ static void test_texts_match_printf(void **state)
 int main(void)
 {
         const struct CMUnitTest tests[] = {
-            cmocka_unit_test(test_decode_4dw),        cmocka_unit_test(test_decode_8dw),
-            cmocka_unit_test(test_8dw_prefix_places), cmocka_unit_test(test_detect),
-            cmocka_unit_test(test_rejects),           cmocka_unit_test(test_bad_tlp_in_good_entry),
-            cmocka_unit_test(test_walk_buffer),       cmocka_unit_test(test_labels),
-            cmocka_unit_test(test_perf_labels),       cmocka_unit_test(test_desc),
+            cmocka_unit_test(test_decode_4dw),
+            cmocka_unit_test(test_decode_8dw),
+            cmocka_unit_test(test_8dw_prefix_places),
+            cmocka_unit_test(test_detect),
+            cmocka_unit_test(test_rejects),
+            cmocka_unit_test(test_bad_tlp_in_good_entry),
+            cmocka_unit_test(test_walk_buffer),
+            cmocka_unit_test(test_labels),
+            cmocka_unit_test(test_perf_labels),
+            cmocka_unit_test(test_desc),
             cmocka_unit_test(test_texts_match_printf),
         };
 

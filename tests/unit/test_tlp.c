@@ -958,7 +958,8 @@ struct ref_sbuf {
         size_t pos;
 };
 
-static void ref_sb_printf(struct ref_sbuf *sb, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void ref_sb_printf(struct ref_sbuf *sb, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
 
 static void ref_sb_printf(struct ref_sbuf *sb, const char *fmt, ...)
 {
@@ -982,8 +983,8 @@ static void ref_desc_dw0(struct ref_sbuf *sb, const struct tlp *t)
 {
         ref_sb_printf(sb, "%s %uDW len %u", tlp_kind_name(t->kind), t->hdr_dw, t->length_dw);
         if (!t->dw0_partial)
-                ref_sb_printf(sb, " tc %u attr %u at %u%s%s", t->tc, t->attr, t->at, t->td ? " td" : "",
-                          t->ep ? " ep" : "");
+                ref_sb_printf(sb, " tc %u attr %u at %u%s%s", t->tc, t->attr, t->at,
+                              t->td ? " td" : "", t->ep ? " ep" : "");
         if (t->th)
                 ref_sb_printf(sb, " th ph %u", t->ph);
 }
@@ -1000,10 +1001,10 @@ static int ref_tlp_desc(const struct tlp *t, char *buf, size_t len)
                 ref_sb_printf(&sb, "prefix %08x ", t->prefix[i]);
         if (t->has_pasid)
                 ref_sb_printf(&sb, "pasid %05x%s%s ", t->pasid, t->pasid_priv ? " priv" : "",
-                          t->pasid_exec ? " exec" : "");
+                              t->pasid_exec ? " exec" : "");
         if (t->kind == TLP_UNKNOWN || (unsigned int)t->kind >= TLP_KIND_COUNT) {
-                ref_sb_printf(&sb, "unknown fmt %u type %02x dw %08x %08x %08x %08x", t->fmt, t->type,
-                          t->dw[0], t->dw[1], t->dw[2], t->dw[3]);
+                ref_sb_printf(&sb, "unknown fmt %u type %02x dw %08x %08x %08x %08x", t->fmt,
+                              t->type, t->dw[0], t->dw[1], t->dw[2], t->dw[3]);
                 return (int)sb.pos;
         }
         ref_desc_dw0(&sb, t);
@@ -1011,7 +1012,7 @@ static int ref_tlp_desc(const struct tlp *t, char *buf, size_t len)
         case TLP_CLASS_COMPLETION:
                 ref_desc_bdf(&sb, "cpl", t->completer_id);
                 ref_sb_printf(&sb, " %s%s bc %u", tlp_cpl_status_name(t->cpl_status),
-                          t->bcm ? " bcm" : "", t->byte_count);
+                              t->bcm ? " bcm" : "", t->byte_count);
                 ref_desc_bdf(&sb, "req", t->requester_id);
                 ref_sb_printf(&sb, " tag %03x la %02x", t->tag, t->lower_addr);
                 break;
@@ -1020,7 +1021,7 @@ static int ref_tlp_desc(const struct tlp *t, char *buf, size_t len)
                 ref_sb_printf(&sb, " tag %03x", t->tag);
                 if (t->kind == TLP_MSG || t->kind == TLP_MSGD) {
                         ref_sb_printf(&sb, " code %02x route %s", t->msg_code,
-                                  tlp_msg_routing_name(t->msg_routing));
+                                      tlp_msg_routing_name(t->msg_routing));
                         if (t->msg_routing == TLP_ROUTE_BY_ID)
                                 ref_desc_bdf(&sb, "to", t->target_id);
                 } else {
@@ -1087,8 +1088,7 @@ int main(void)
             cmocka_unit_test(test_classes),         cmocka_unit_test(test_cpl_is_last),
             cmocka_unit_test(test_payload_bytes),   cmocka_unit_test(test_desc),
             cmocka_unit_test(test_desc_fields),     cmocka_unit_test(test_brief_matches_full),
-            cmocka_unit_test(test_fmt_type_census),
-            cmocka_unit_test(test_desc_matches_printf),
+            cmocka_unit_test(test_fmt_type_census), cmocka_unit_test(test_desc_matches_printf),
         };
 
         return cmocka_run_group_tests(tests, NULL, NULL);

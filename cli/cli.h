@@ -25,6 +25,7 @@ struct cli_opts {
         enum ptt_time_mode trace_time_mode; /* --time-mode */
         uint64_t trace_clock_hz;            /* --clock-hz, 0 = report ticks */
         unsigned int trace_top;             /* --top N requesters by name */
+        uint64_t trace_max_size;            /* --max-size of a pipe/device input */
 };
 
 /* Exit statuses shared by the subcommands. */

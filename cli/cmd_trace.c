@@ -109,8 +109,43 @@ static void put_dword_line(size_t off, const uint8_t *d, const char *label)
         memcpy(line + n, label, len);
         n += len;
         line[n++] = '\n';
-        fwrite(line, 1, n, stdout);
+        fwrite_unlocked(line, 1, n, stdout);
 }
+
+/* "#  entry %" PRIu64 " at %08zx: %s\n", by hand as put_dword_line(). */
+static void put_entry_line(uint64_t number, size_t off, const char *desc)
+{
+        static const char hex[] = "0123456789abcdef";
+        char line[320], num[20];
+        size_t n = 0, k = 0, len = strlen(desc);
+        int digits = 8;
+
+        memcpy(line, "#  entry ", 9);
+        n = 9;
+        do {
+                num[k++] = (char)('0' + number % 10);
+                number /= 10;
+        } while (number);
+        while (k)
+                line[n++] = num[--k];
+        memcpy(line + n, " at ", 4);
+        n += 4;
+        while (digits < 16 && (uint64_t)off >> (4 * digits))
+                digits++;
+        for (int shift = 4 * (digits - 1); shift >= 0; shift -= 4)
+                line[n++] = hex[((uint64_t)off >> shift) & 0xf];
+        line[n++] = ':';
+        line[n++] = ' ';
+        if (len > sizeof(line) - n - 1)
+                len = sizeof(line) - n - 1;
+        memcpy(line + n, desc, len);
+        n += len;
+        line[n++] = '\n';
+        fwrite_unlocked(line, 1, n, stdout);
+}
+
+/* stdout's buffer while dumping; static, as stdout outlives the call. */
+static char dump_outbuf[1u << 20];
 
 /* Prints the entry at @off; returns the dwords shown. */
 static unsigned int dump_entry(const uint8_t *p, size_t off, enum ptt_format fmt, uint64_t number)
@@ -125,15 +160,21 @@ static unsigned int dump_entry(const uint8_t *p, size_t off, enum ptt_format fmt
                 ptt_entry_desc(&e, desc, sizeof(desc));
         else
                 snprintf(desc, sizeof(desc), "%s", ptt_strerror(r));
-        printf("#  entry %" PRIu64 " at %08zx: %s\n", number, off, desc);
+        put_entry_line(number, off, desc);
         for (unsigned int i = 0; i < dws; i++) {
                 const uint8_t *d = p + off + 4 * i;
 
                 if (!ptt_dword_shown_by_perf(fmt, i))
                         continue;
-                if (ptt_dword_perf_label(&e, i, label, sizeof(label)) < 0)
-                        snprintf(label, sizeof(label), "%s", ptt_dword_label(fmt, i));
-                put_dword_line(off + 4 * i, d, label);
+                /* Only 4DW DW0 has a label with values; the rest are
+                 * ptt_dword_perf_label()'s fixed labels, used as they are. */
+                if (fmt == PTT_FORMAT_4DW && i == 0) {
+                        if (ptt_dword_perf_label(&e, i, label, sizeof(label)) < 0)
+                                snprintf(label, sizeof(label), "%s", ptt_dword_label(fmt, i));
+                        put_dword_line(off + 4 * i, d, label);
+                } else {
+                        put_dword_line(off + 4 * i, d, ptt_dword_label(fmt, i));
+                }
                 shown++;
         }
         return shown;
@@ -508,10 +549,17 @@ static int not_a_trace(const char *path, const struct perf_data_info *info)
         return CLI_EXIT_ERROR;
 }
 
-static int open_input(const char *path, struct perf_data_map *map)
+static int open_input(const struct cli_opts *opts, const char *path, struct perf_data_map *map)
 {
-        int err = perf_data_map(path, map);
+        uint64_t max = opts->trace_max_size ? opts->trace_max_size : PERF_DATA_DEFAULT_MAX_SIZE;
+        int err = perf_data_map_max(path, max, map);
 
+        if (err == -EFBIG) {
+                cli_error("%s: more than %" PRIu64 " bytes from a pipe, device or stdin "
+                          "(--max-size; a regular file has no limit)",
+                          path, max);
+                return -1;
+        }
         if (err) {
                 cli_error("%s: %s", path, strerror(-err));
                 return -1;
@@ -529,7 +577,10 @@ static int trace_dump(const struct cli_opts *opts, const char *path)
 
         memset(&dc, 0, sizeof(dc));
         dc.raw = opts->trace_raw;
-        if (open_input(path, &map))
+        /* Gigabytes of text: 1 MiB writes instead of stdio's 4 KiB (glibc
+         * takes the size only with a buffer). */
+        setvbuf(stdout, dump_outbuf, _IOFBF, sizeof(dump_outbuf));
+        if (open_input(opts, path, &map))
                 return CLI_EXIT_ERROR;
         progress_start(&dc.progress, map.len);
         err =
@@ -560,7 +611,7 @@ static int trace_report(const struct cli_opts *opts, const char *path)
         int err, status = CLI_EXIT_OK;
 
         memset(&rc, 0, sizeof(rc));
-        if (open_input(path, &map))
+        if (open_input(opts, path, &map))
                 return CLI_EXIT_ERROR;
         /* A first pass without a callback finds the trace config (in pipe
          * mode it may come late) and every error before any output. */

@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 
 #include "cli.h"
+#include "perf_data.h"
 #include "pci_source.h"
 #include "pcie_topo.h"
 
@@ -48,6 +49,34 @@ static void cli_log(void *ctx, enum hw_log_level level, const char *msg)
         if (level <= HW_LOG_WARNING)
                 fprintf(stderr, "pciescope: %s: %s\n", level == HW_LOG_ERROR ? "error" : "warning",
                         msg);
+}
+
+/* "4096", "64K", "1G": a byte count of 1 or more (binary suffixes). */
+static int parse_size(const char *s, uint64_t *out)
+{
+        static const char units[] = "KMGT";
+        unsigned long long v;
+        const char *u;
+        char *end;
+
+        errno = 0;
+        if (*s < '0' || *s > '9')
+                return -EINVAL;
+        v = strtoull(s, &end, 10);
+        if (errno || end == s || v < 1)
+                return -EINVAL;
+        if (*end) {
+                u = strchr(units, *end);
+                if (!u || !*u || end[1])
+                        return -EINVAL;
+                for (const char *k = units; k <= u; k++) {
+                        if (v > UINT64_MAX / 1024)
+                                return -EINVAL;
+                        v *= 1024;
+                }
+        }
+        *out = v;
+        return 0;
 }
 
 static void usage(FILE *out)
@@ -101,6 +130,8 @@ static void usage(FILE *out)
                      "                      latencies in ns (default: unknown, report ticks)\n"
                      "  --top N             trace: requesters listed by name, the rest as\n"
                      "                      \"other\" (default 16)\n"
+                     "  --max-size BYTES    trace: read at most this much from a pipe,\n"
+                     "                      device or stdin (K, M, G, T suffixes; default 4G)\n"
                      "  -h, --help          this text\n"
                      "  -V, --version       the version\n");
 }
@@ -285,6 +316,7 @@ int main(int argc, char **argv)
             {"clock-hz", required_argument, NULL, 'H'},
             {"top", required_argument, NULL, 'N'},
             {"markdown", no_argument, NULL, 'm'},
+            {"max-size", required_argument, NULL, 'X'},
             {"help", no_argument, NULL, 'h'},
             {"version", no_argument, NULL, 'V'},
             {NULL, 0, NULL, 0},
@@ -293,7 +325,8 @@ int main(int argc, char **argv)
                                 .interval = 1,
                                 .count = 3,
                                 .trace_time_mode = PTT_TIME_DELTA,
-                                .trace_top = PTT_SUMMARY_DEFAULT_TOP_N};
+                                .trace_top = PTT_SUMMARY_DEFAULT_TOP_N,
+                                .trace_max_size = PERF_DATA_DEFAULT_MAX_SIZE};
         char *end;
         const char *command;
         char *trace_args[TRACE_ARGS_MAX];
@@ -402,6 +435,14 @@ int main(int argc, char **argv)
                 case 'N':
                         bad = set_number(&opts, "--top", "TraceTopRequesters", optarg);
                         opts.trace_top = opts.cfg.trace.top_n;
+                        break;
+                case 'X':
+                        if (parse_size(optarg, &opts.trace_max_size)) {
+                                cli_error("--max-size %s: bytes, 1 or more, with an optional K, "
+                                          "M, G or T (binary units)",
+                                          optarg);
+                                bad = 1;
+                        }
                         break;
                 case 'h':
                         usage(stdout);

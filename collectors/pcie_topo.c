@@ -173,7 +173,10 @@ void pcie_topo_finish(struct pcie_topo *topo)
 {
         size_t kept = 0;
 
-        qsort(topo->funcs, topo->count, sizeof(*topo->funcs), compare_functions);
+        /* No functions: funcs is still NULL, which qsort() must not get
+         * even with a count of 0 (UBSan: nonnull-attribute). */
+        if (topo->count > 1)
+                qsort(topo->funcs, topo->count, sizeof(*topo->funcs), compare_functions);
         /* Drop repeated addresses (a dump may list a device twice); the
          * first one read wins, as with libpci's own lookups. */
         for (size_t i = 0; i < topo->count; i++) {

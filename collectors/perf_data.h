@@ -148,9 +148,18 @@ struct perf_data_map {
         bool mapped; /* munmap() vs free() */
 };
 
+/*
+ * A pipe, a device or stdin is read into memory, up to @max_size bytes:
+ * more is -EFBIG (/dev/zero would otherwise fill the memory). Regular files
+ * are mapped whatever their size. Default: PERF_DATA_DEFAULT_MAX_SIZE.
+ */
+#define PERF_DATA_DEFAULT_MAX_SIZE (4ull << 30) /* 4 GiB */
+
 /* Returns 0 or a negative errno (-EISDIR for a directory, -EFBIG when the
- * file does not fit in memory). @m is zeroed on failure. */
+ * file does not fit in memory or a non-regular input exceeds the limit).
+ * @m is zeroed on failure. perf_data_map() uses the default limit. */
 int perf_data_map(const char *path, struct perf_data_map *m);
+int perf_data_map_max(const char *path, uint64_t max_size, struct perf_data_map *m);
 void perf_data_unmap(struct perf_data_map *m);
 
 #endif /* PCIESCOPE_PERF_DATA_H */

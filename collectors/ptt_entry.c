@@ -6,6 +6,7 @@
 #include "ptt_entry.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -158,6 +159,77 @@ bool ptt_dword_shown_by_perf(enum ptt_format fmt, unsigned int index)
         return false;
 }
 
+/*
+ * snprintf() of the few conversions the dump's per-entry text uses, by hand
+ * (a trace dump formats millions of entries): the same characters, the
+ * same truncation and terminating NUL, the same return value.
+ */
+struct out {
+        char *buf;
+        size_t len, pos;
+};
+
+static void out_put(struct out *o, const char *s, size_t n)
+{
+        size_t room = o->pos < o->len ? o->len - o->pos : 0;
+
+        if (room) {
+                size_t k = n < room - 1 ? n : room - 1;
+
+                memcpy(o->buf + o->pos, s, k);
+                o->buf[o->pos + k] = '\0';
+        }
+        o->pos += n;
+}
+
+/* %x, or %#x with @alt (no 0x before a 0). */
+static void out_hex(struct out *o, uint32_t v, bool alt)
+{
+        static const char digits[] = "0123456789abcdef";
+        char tmp[10];
+        unsigned int n = 0;
+        bool zero = !v;
+
+        do {
+                tmp[sizeof(tmp) - 1 - n++] = digits[v & 0xf];
+                v >>= 4;
+        } while (v);
+        if (alt && !zero) {
+                tmp[sizeof(tmp) - 1 - n++] = 'x';
+                tmp[sizeof(tmp) - 1 - n++] = '0';
+        }
+        out_put(o, tmp + sizeof(tmp) - n, n);
+}
+
+static int out_done(const struct out *o)
+{
+        return o->pos > INT_MAX ? INT_MAX : (int)o->pos;
+}
+
+/* "Format %x Type %x T9 %x T8 %x TH %x SO %x Length %x Time %x" */
+static int label_4dw_fields(const struct ptt_entry *e, char *buf, size_t len)
+{
+        struct out o = {buf, buf ? len : 0, 0};
+
+        out_put(&o, "Format ", 7);
+        out_hex(&o, e->fmt2, false);
+        out_put(&o, " Type ", 6);
+        out_hex(&o, e->type, false);
+        out_put(&o, " T9 ", 4);
+        out_hex(&o, e->t9, false);
+        out_put(&o, " T8 ", 4);
+        out_hex(&o, e->t8, false);
+        out_put(&o, " TH ", 4);
+        out_hex(&o, e->th, false);
+        out_put(&o, " SO ", 4);
+        out_hex(&o, e->so, false);
+        out_put(&o, " Length ", 8);
+        out_hex(&o, e->length, false);
+        out_put(&o, " Time ", 6);
+        out_hex(&o, e->time, false);
+        return out_done(&o);
+}
+
 int ptt_dword_perf_label(const struct ptt_entry *e, unsigned int index, char *buf, size_t len)
 {
         const char *label = ptt_dword_label(e->format, index);
@@ -167,9 +239,7 @@ int ptt_dword_perf_label(const struct ptt_entry *e, unsigned int index, char *bu
         if (!label)
                 return -EINVAL;
         if (e->format == PTT_FORMAT_4DW && index == 0)
-                return snprintf(buf, buf ? len : 0,
-                                "Format %x Type %x T9 %x T8 %x TH %x SO %x Length %x Time %x",
-                                e->fmt2, e->type, e->t9, e->t8, e->th, e->so, e->length, e->time);
+                return label_4dw_fields(e, buf, len);
         return snprintf(buf, buf ? len : 0, "%s", label);
 }
 
@@ -182,9 +252,19 @@ int ptt_entry_desc(const struct ptt_entry *e, char *buf, size_t len)
         if (buf && len)
                 buf[0] = '\0';
         if (ptt_entry_tlp(e, &t) > 0) {
+                /* "%s time %#x%s %s" */
+                struct out o = {buf, len_or_0, 0};
+                const char *name = ptt_format_name(e->format);
+
                 tlp_desc(&t, tlp_text, sizeof(tlp_text));
-                return snprintf(buf, len_or_0, "%s time %#x%s %s", ptt_format_name(e->format),
-                                e->time, e->so ? " so" : "", tlp_text);
+                out_put(&o, name, strlen(name));
+                out_put(&o, " time ", 6);
+                out_hex(&o, e->time, true);
+                if (e->so)
+                        out_put(&o, " so", 3);
+                out_put(&o, " ", 1);
+                out_put(&o, tlp_text, strlen(tlp_text));
+                return out_done(&o);
         }
         if (e->format == PTT_FORMAT_8DW)
                 return snprintf(buf, len_or_0, "8DW bad: %08x %08x %08x %08x %08x %08x %08x %08x",

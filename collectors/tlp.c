@@ -299,14 +299,79 @@ static void sb_printf(struct sbuf *sb, const char *fmt, ...)
                 sb->pos += (size_t)n;
 }
 
+/*
+ * The appenders below write what sb_printf() would for one conversion
+ * (%s, %u, %0Nx, %#llx), truncating and terminating the same way: a trace
+ * dump describes millions of TLPs, and vsnprintf() was most of its time.
+ */
+static void sb_put(struct sbuf *sb, const char *s, size_t n)
+{
+        size_t room = sb->pos < sb->len ? sb->len - sb->pos : 0;
+
+        if (room) {
+                size_t k = n < room - 1 ? n : room - 1;
+
+                memcpy(sb->buf + sb->pos, s, k);
+                sb->buf[sb->pos + k] = '\0';
+        }
+        sb->pos += n;
+}
+
+static void sb_str(struct sbuf *sb, const char *s)
+{
+        sb_put(sb, s, strlen(s));
+}
+
+/* %0<width>x of @v (more digits when it needs them). */
+static void sb_hex(struct sbuf *sb, uint64_t v, unsigned int width)
+{
+        static const char digits[] = "0123456789abcdef";
+        char tmp[16];
+        unsigned int n = 0;
+
+        do {
+                tmp[sizeof(tmp) - 1 - n++] = digits[v & 0xf];
+                v >>= 4;
+        } while (v);
+        while (n < width && n < sizeof(tmp))
+                tmp[sizeof(tmp) - 1 - n++] = '0';
+        sb_put(sb, tmp + sizeof(tmp) - n, n);
+}
+
+/* %u */
+static void sb_dec(struct sbuf *sb, unsigned int v)
+{
+        char tmp[10];
+        unsigned int n = 0;
+
+        do {
+                tmp[sizeof(tmp) - 1 - n++] = (char)('0' + v % 10);
+                v /= 10;
+        } while (v);
+        sb_put(sb, tmp + sizeof(tmp) - n, n);
+}
+
 static void desc_bdf(struct sbuf *sb, const char *name, uint16_t id)
 {
-        sb_printf(sb, " %s %02x:%02x.%u", name, id >> 8, (id >> 3) & 0x1f, id & 7u);
+        /* " %s %02x:%02x.%u" */
+        sb_put(sb, " ", 1);
+        sb_str(sb, name);
+        sb_put(sb, " ", 1);
+        sb_hex(sb, id >> 8, 2);
+        sb_put(sb, ":", 1);
+        sb_hex(sb, (id >> 3) & 0x1f, 2);
+        sb_put(sb, ".", 1);
+        sb_dec(sb, id & 7u);
 }
 
 static void desc_dw0(struct sbuf *sb, const struct tlp *t)
 {
-        sb_printf(sb, "%s %uDW len %u", tlp_kind_name(t->kind), t->hdr_dw, t->length_dw);
+        /* "%s %uDW len %u" */
+        sb_str(sb, tlp_kind_name(t->kind));
+        sb_put(sb, " ", 1);
+        sb_dec(sb, t->hdr_dw);
+        sb_put(sb, "DW len ", 7);
+        sb_dec(sb, t->length_dw);
         if (!t->dw0_partial)
                 sb_printf(sb, " tc %u attr %u at %u%s%s", t->tc, t->attr, t->at, t->td ? " td" : "",
                           t->ep ? " ep" : "");
@@ -336,28 +401,43 @@ int tlp_desc(const struct tlp *t, char *buf, size_t len)
         switch (t->cls) {
         case TLP_CLASS_COMPLETION:
                 desc_bdf(&sb, "cpl", t->completer_id);
-                sb_printf(&sb, " %s%s bc %u", tlp_cpl_status_name(t->cpl_status),
-                          t->bcm ? " bcm" : "", t->byte_count);
+                /* " %s%s bc %u", then " tag %03x la %02x" */
+                sb_put(&sb, " ", 1);
+                sb_str(&sb, tlp_cpl_status_name(t->cpl_status));
+                if (t->bcm)
+                        sb_put(&sb, " bcm", 4);
+                sb_put(&sb, " bc ", 4);
+                sb_dec(&sb, t->byte_count);
                 desc_bdf(&sb, "req", t->requester_id);
-                sb_printf(&sb, " tag %03x la %02x", t->tag, t->lower_addr);
+                sb_put(&sb, " tag ", 5);
+                sb_hex(&sb, t->tag, 3);
+                sb_put(&sb, " la ", 4);
+                sb_hex(&sb, t->lower_addr, 2);
                 break;
         default:
                 desc_bdf(&sb, "req", t->requester_id);
-                sb_printf(&sb, " tag %03x", t->tag);
+                sb_put(&sb, " tag ", 5);
+                sb_hex(&sb, t->tag, 3);
                 if (t->kind == TLP_MSG || t->kind == TLP_MSGD) {
                         sb_printf(&sb, " code %02x route %s", t->msg_code,
                                   tlp_msg_routing_name(t->msg_routing));
                         if (t->msg_routing == TLP_ROUTE_BY_ID)
                                 desc_bdf(&sb, "to", t->target_id);
                 } else {
-                        sb_printf(&sb, " be %x/%x", t->last_be, t->first_be);
+                        sb_put(&sb, " be ", 4);
+                        sb_hex(&sb, t->last_be, 1);
+                        sb_put(&sb, "/", 1);
+                        sb_hex(&sb, t->first_be, 1);
                 }
                 if (t->kind >= TLP_CFGRD0 && t->kind <= TLP_CFGWR1) {
                         desc_bdf(&sb, "to", t->target_id);
                         sb_printf(&sb, " reg %03x", t->cfg_reg);
                 }
-                if (t->has_addr)
-                        sb_printf(&sb, " addr %#llx", (unsigned long long)t->addr);
+                if (t->has_addr) {
+                        /* " addr %#llx": no 0x before a 0 */
+                        sb_put(&sb, t->addr ? " addr 0x" : " addr ", t->addr ? 8 : 6);
+                        sb_hex(&sb, t->addr, 1);
+                }
                 break;
         }
         return (int)sb.pos;

@@ -256,6 +256,29 @@ else
 	skip "a cpu-clock perf.data: perf record cannot run here ($have_perf)"
 fi
 
+# A device or pipe is read into memory only up to --max-size (issue 19
+# item 10: /dev/zero used to be read until the memory ran out).
+for cmd in dump report; do
+	timeout 20 "$PCIESCOPE" trace $cmd --max-size 1M /dev/zero >/dev/null 2>"$tmp/err"
+	rc=$?
+	check "trace $cmd --max-size 1M /dev/zero: exit 3 naming the limit (rc $rc: $(head -c 200 "$tmp/err"))" \
+		eval '[ $rc -eq 3 ] && grep -q "^pciescope: /dev/zero: more than 1048576 bytes from a pipe, device or stdin (--max-size" "$tmp/err"'
+done
+f="$tmp/4dw-file-plain.data"
+size=$(stat -c %s "$f")
+"$PCIESCOPE" trace report --json --max-size $((size - 1)) - <"$f" >/dev/null 2>"$tmp/err"
+rc=$?
+check "stdin one byte over --max-size: exit 3 (rc $rc)" eval '[ $rc -eq 3 ] && grep -q "more than $((size - 1)) bytes" "$tmp/err"'
+"$PCIESCOPE" trace report --json --max-size "$size" - <"$f" >"$tmp/stdin.json" 2>"$tmp/err"
+rc=$?
+check "stdin of exactly --max-size bytes is read (rc $rc)" eval '[ $rc -eq 0 ] && [ -s "$tmp/stdin.json" ]'
+"$PCIESCOPE" trace report --max-size 1 "$f" >/dev/null 2>&1
+rc=$?
+check "--max-size does not limit a regular file (rc $rc)" [ $rc -eq 0 ]
+"$PCIESCOPE" trace report --max-size 10Q "$f" >/dev/null 2>"$tmp/err"
+rc=$?
+check "--max-size 10Q: exit 3, the value named (rc $rc)" eval '[ $rc -eq 3 ] && grep -q -- "--max-size 10Q" "$tmp/err"'
+
 # Usage and file errors.
 usage_case() { # DESCRIPTION PATTERN ARGS...
 	local desc=$1 pat=$2 rc

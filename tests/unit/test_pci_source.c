@@ -18,11 +18,14 @@
 #include <string.h>
 
 #include <cmocka.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+#include <pci/pci.h>
 
 #include "pci_source.h"
 
@@ -34,7 +37,8 @@
 #define PCIDUMP     TOP_SRCDIR "/tests/fixtures/pcidump/"
 #define HASWELL     PCIDUMP "pciutils-haswell-e-rootport-and-connectx3.lspci-vvxxxx.txt"
 #define X58_MACHINE PCIDUMP "pciutils-whole-machine-x58-asus-p6t6.lspci-xxxx.txt"
-#define PCI_IDS     "/usr/share/misc/pci.ids"
+#undef PCI_IDS /* libpci's pci.h defines it too */
+#define PCI_IDS "/usr/share/misc/pci.ids"
 
 /* ---- pci_addr ---- */
 
@@ -710,6 +714,258 @@ static void test_names(void **state)
         pci_source_close(src);
 }
 
+/* ---- the dump reader against libpci's own dump method ----
+ *
+ * pci_source reads dumps itself (libpci's parser was most of a large scan).
+ * The reference here is libpci's dump method driven as the source used to
+ * drive it: the same functions in the same order, the same bytes at the
+ * same steps (64, 256, 4096), the same error message. Run over every
+ * fixture and over mutated dumps. */
+
+struct digest {
+        size_t calls;
+        uint64_t hash; /* FNV-1a over address, length and bytes, in order */
+        char error[512];
+        int ret;
+};
+
+static void fnv(uint64_t *h, const void *data, size_t len)
+{
+        const uint8_t *p = data;
+
+        for (size_t i = 0; i < len; i++)
+                *h = (*h ^ p[i]) * 0x100000001b3ull;
+}
+
+static void digest_add(struct digest *d, uint32_t domain, unsigned int bus, unsigned int dev,
+                       unsigned int func, const uint8_t *cfg, size_t len)
+{
+        uint32_t head[5] = {domain, bus, dev, func, (uint32_t)len};
+
+        fnv(&d->hash, head, sizeof(head));
+        fnv(&d->hash, cfg, len);
+        d->calls++;
+}
+
+static int digest_visit(void *ctx, const struct pci_addr *addr, const uint8_t *cfg, size_t len)
+{
+        digest_add(ctx, addr->domain, addr->bus, addr->dev, addr->func, cfg, len);
+        return 0;
+}
+
+static jmp_buf ref_jmp;
+static char ref_error[512];
+
+__attribute__((noreturn, format(printf, 1, 2))) static void ref_fail(char *msg, ...)
+{
+        va_list ap;
+
+        va_start(ap, msg);
+        vsnprintf(ref_error, sizeof(ref_error), msg, ap);
+        va_end(ap);
+        longjmp(ref_jmp, 1);
+}
+
+static void ref_quiet(char *msg, ...)
+{
+        (void)msg;
+}
+
+static void libpci_digest(const char *path, struct digest *d)
+{
+        static const int steps[] = {0, 64, 256, 4096};
+        struct pci_access *volatile a = pci_alloc();
+        uint8_t cfg[4096];
+
+        memset(d, 0, sizeof(*d));
+        d->hash = 0xcbf29ce484222325ull;
+        ref_error[0] = '\0';
+        a->error = ref_fail;
+        a->warning = ref_quiet;
+        a->debug = ref_quiet;
+        a->buscentric = 1;
+        a->method = PCI_ACCESS_DUMP;
+        if (setjmp(ref_jmp)) {
+                /* As the source: an error means no functions at all. */
+                d->ret = -EIO;
+                d->calls = 0;
+                d->hash = 0xcbf29ce484222325ull;
+                snprintf(d->error, sizeof(d->error), "%s", ref_error);
+                pci_cleanup(a);
+                return;
+        }
+        pci_set_param(a, "dump.name", (char *)path);
+        pci_init(a);
+        pci_scan_bus(a);
+        for (struct pci_dev *p = a->devices; p; p = p->next) {
+                size_t have = 0;
+
+                memset(cfg, 0xff, sizeof(cfg));
+                for (size_t i = 1; i < ARRAY_SIZE(steps); i++) {
+                        if (!pci_read_block(p, steps[i - 1], cfg + steps[i - 1],
+                                            steps[i] - steps[i - 1]))
+                                break;
+                        have = (size_t)steps[i];
+                }
+                digest_add(d, (uint32_t)p->domain, p->bus, p->dev, p->func, cfg, have);
+        }
+        pci_cleanup(a);
+}
+
+static void source_digest(const char *path, struct digest *d)
+{
+        struct pci_source *src = NULL;
+
+        memset(d, 0, sizeof(*d));
+        d->hash = 0xcbf29ce484222325ull;
+        assert_int_equal(pci_source_open_dump(path, &src), 0);
+        d->ret = pci_source_scan(src, digest_visit, d);
+        if (d->ret) {
+                d->calls = 0;
+                d->hash = 0xcbf29ce484222325ull;
+        }
+        snprintf(d->error, sizeof(d->error), "%s", pci_source_error(src));
+        pci_source_close(src);
+}
+
+static void same_as_libpci(const char *path)
+{
+        struct digest ours, theirs;
+
+        libpci_digest(path, &theirs);
+        source_digest(path, &ours);
+        if (ours.ret != theirs.ret || ours.calls != theirs.calls || ours.hash != theirs.hash ||
+            strcmp(ours.error, theirs.error))
+                fail_msg("%s: ours %d, %zu functions, %016llx, \"%s\"; libpci %d, %zu, %016llx, "
+                         "\"%s\"",
+                         path, ours.ret, ours.calls, (unsigned long long)ours.hash, ours.error,
+                         theirs.ret, theirs.calls, (unsigned long long)theirs.hash, theirs.error);
+}
+
+static void fixtures_same(const char *dir)
+{
+        char path[1024];
+        struct dirent *e;
+        DIR *dp = opendir(dir);
+        size_t n = 0;
+
+        assert_non_null(dp);
+        while ((e = readdir(dp))) {
+                if (e->d_name[0] == '.' || strstr(e->d_name, ".md") || strstr(e->d_name, ".tsv"))
+                        continue;
+                snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+                same_as_libpci(path);
+                n++;
+        }
+        closedir(dp);
+        assert_true(n > 0);
+}
+
+static uint32_t rng_state = 12345;
+
+static uint32_t rnd(void)
+{
+        rng_state = rng_state * 1103515245u + 12345u;
+        return rng_state >> 8;
+}
+
+static void test_dump_reader_matches_libpci(void **state)
+{
+        /* Characters that matter to the parser, and some that do not. */
+        static const char alphabet[] = "0189afAF :.\n\r \t\0xg-#";
+        struct tmp *t = *state;
+        char *base, *buf;
+        size_t len = 0, cap = 1 << 16;
+        FILE *f;
+
+        fixtures_same(TOP_SRCDIR "/tests/fixtures/pcidump");
+        fixtures_same(TOP_SRCDIR "/tests/fixtures/malformed");
+        fixtures_same(TOP_SRCDIR "/tests/fixtures/synthetic");
+        /* Lines at fgets()'s limit: 253 characters pass, 254 do not. */
+        for (size_t width = 250; width < 258; width++) {
+                char line[300];
+
+                memset(line, 'x', width);
+                line[width] = '\n';
+                memcpy(line + width + 1, "00:00.0 x\n00: 86 80\n", 21);
+                tmp_file(t, "long.txt", line, width + 21);
+                same_as_libpci(t->path);
+                line[width - 1] = '\r';
+                tmp_file(t, "long.txt", line, width + 21);
+                same_as_libpci(t->path);
+        }
+        /* Mutations of the first functions of the X58 dump (with a domain
+         * added to some), 3,000 of them: bytes replaced, lines cut, doubled
+         * or dropped, the file cut short. */
+        base = malloc(cap);
+        buf = malloc(2 * cap + 64);
+        assert_non_null(base);
+        assert_non_null(buf);
+        f = fopen(X58_MACHINE, "r");
+        assert_non_null(f);
+        len = fread(base, 1, 6000, f);
+        fclose(f);
+        for (int round = 0; round < 3000; round++) {
+                size_t n = 0;
+                unsigned int kind = rnd() % 6;
+
+                if (kind == 5) {
+                        /* A domain on every function line. */
+                        const char *dom = rnd() & 1 ? "0001:" : "10000:";
+
+                        for (size_t i = 0; i < len; i++) {
+                                if ((i == 0 || base[i - 1] == '\n') && i + 8 < len &&
+                                    base[i + 2] == ':' && base[i + 5] == '.') {
+                                        memcpy(buf + n, dom, strlen(dom));
+                                        n += strlen(dom);
+                                }
+                                buf[n++] = base[i];
+                        }
+                } else {
+                        memcpy(buf, base, len);
+                        n = len;
+                }
+                for (unsigned int m = 0, count = 1 + rnd() % 4; m < count; m++) {
+                        size_t at = rnd() % n;
+
+                        switch (rnd() % 5) {
+                        case 0:
+                        case 1:
+                                buf[at] = alphabet[rnd() % (sizeof(alphabet) - 1)];
+                                break;
+                        case 2: /* drop a stretch */
+                        {
+                                size_t k = rnd() % 40;
+
+                                if (at + k <= n) {
+                                        memmove(buf + at, buf + at + k, n - at - k);
+                                        n -= k;
+                                }
+                                break;
+                        }
+                        case 3: /* repeat a stretch (a long line, a doubled function) */
+                        {
+                                size_t k = rnd() % 300;
+
+                                if (at + k <= n && n + k <= 2 * cap) {
+                                        memmove(buf + at + k, buf + at, n - at);
+                                        n += k;
+                                }
+                                break;
+                        }
+                        default: /* cut the file */
+                                if (rnd() % 4 == 0)
+                                        n = at;
+                                break;
+                        }
+                }
+                tmp_file(t, "mutated.txt", buf, n);
+                same_as_libpci(t->path);
+        }
+        free(base);
+        free(buf);
+}
+
 int main(void)
 {
         const struct CMUnitTest test_pci_source[] = {
@@ -725,6 +981,8 @@ int main(void)
             cmocka_unit_test_setup_teardown(test_live_full_bytes, tmp_setup, tmp_teardown),
             cmocka_unit_test_setup_teardown(test_live_errors, tmp_setup, tmp_teardown),
             cmocka_unit_test(test_names),
+            cmocka_unit_test_setup_teardown(test_dump_reader_matches_libpci, tmp_setup,
+                                            tmp_teardown),
         };
 
         return cmocka_run_group_tests(test_pci_source, NULL, NULL);

@@ -221,6 +221,28 @@ static void test_numa_from_sysfs(void **state)
         assert_int_equal(system(path), 0);
 }
 
+/* An empty dump is an empty tree (issue 19 item 11: finishing a tree
+ * of no functions handed qsort() a NULL array, which UBSan reports; the
+ * sanitizer run of this test failed there). */
+static void test_empty_dump(void **state)
+{
+        struct hw_env env;
+        struct pcie_topo *topo = NULL;
+        struct pcie_topo_opts opts = {0};
+
+        (void)state;
+        hw_env_init_system(&env);
+        assert_int_equal(pci_source_open_dump(TOP_SRCDIR "/tests/fixtures/malformed/"
+                                                         "empty.lspci-xxxx.txt",
+                                              &env.pci),
+                         0);
+        assert_int_equal(pcie_topo_scan(&env, &opts, &topo), 0);
+        assert_int_equal(pcie_topo_count(topo), 0);
+        assert_null(pcie_topo_get(topo, 0));
+        pcie_topo_free(topo);
+        pci_source_close(env.pci);
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
@@ -229,6 +251,7 @@ int main(void)
             cmocka_unit_test(test_bus_number_cycle),
             cmocka_unit_test(test_duplicates_gone_and_truncated),
             cmocka_unit_test(test_numa_from_sysfs),
+            cmocka_unit_test(test_empty_dump),
         };
 
         return cmocka_run_group_tests_name("pcie_topo", tests, NULL, NULL);

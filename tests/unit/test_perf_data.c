@@ -744,6 +744,25 @@ static void map_files(void **state)
         assert_memory_equal(map.data, m.p, m.len);
         perf_data_unmap(&map);
         perf_data_unmap(NULL);
+
+        /* A device is read only up to the limit (/dev/zero never ends). */
+        assert_int_equal(perf_data_map_max("/dev/zero", 1 << 20, &map), -EFBIG);
+        assert_null(map.data);
+        /* A pipe of exactly the limit is read, one byte less is refused. */
+        for (int over = 0; over < 2; over++) {
+                assert_int_equal(pipe(fds), 0);
+                assert_int_equal(write(fds[1], m.p, m.len), (ssize_t)m.len);
+                close(fds[1]);
+                saved = dup(STDIN_FILENO);
+                dup2(fds[0], STDIN_FILENO);
+                close(fds[0]);
+                assert_int_equal(perf_data_map_max("-", m.len - (size_t)over, &map),
+                                 over ? -EFBIG : 0);
+                dup2(saved, STDIN_FILENO);
+                close(saved);
+                assert_int_equal(map.len, over ? 0 : m.len);
+                perf_data_unmap(&map);
+        }
         free(m.p);
 }
 

@@ -18,6 +18,7 @@
 #include <errno.h>
 
 #include "ptt_entry.h"
+#include "tlp.h"
 
 static void put32(uint8_t *p, uint32_t v)
 {
@@ -419,14 +420,96 @@ static void test_desc(void **state)
         assert_int_equal(strlen(small), sizeof(small) - 1);
 }
 
+/* ---- the dump's texts against the snprintf() versions they replaced ----
+ * ptt_entry_desc() and the 4DW DW0 label are formatted by hand now; the
+ * references are the snprintf() calls they had before. Random entries of
+ * both formats (empty, malformed and good ones), and short buffers. */
+static int ref_desc(const struct ptt_entry *e, char *buf, size_t len)
+{
+        struct tlp t;
+        char tlp_text[256];
+        size_t len_or_0 = buf ? len : 0;
+
+        if (buf && len)
+                buf[0] = '\0';
+        if (ptt_entry_tlp(e, &t) > 0) {
+                tlp_desc(&t, tlp_text, sizeof(tlp_text));
+                return snprintf(buf, len_or_0, "%s time %#x%s %s", ptt_format_name(e->format),
+                                e->time, e->so ? " so" : "", tlp_text);
+        }
+        return ptt_entry_desc(e, buf, len); /* the unchanged "bad" texts */
+}
+
+static int ref_label(const struct ptt_entry *e, unsigned int index, char *buf, size_t len)
+{
+        if (buf && len)
+                buf[0] = '\0';
+        if (e->format == PTT_FORMAT_4DW && index == 0)
+                return snprintf(buf, buf ? len : 0,
+                                "Format %x Type %x T9 %x T8 %x TH %x SO %x Length %x Time %x",
+                                e->fmt2, e->type, e->t9, e->t8, e->th, e->so, e->length, e->time);
+        return ptt_dword_perf_label(e, index, buf, len);
+}
+
+static uint64_t rng = 0x2545f4914f6cdd1dull;
+
+static uint32_t rnd32(void)
+{
+        rng ^= rng << 13;
+        rng ^= rng >> 7;
+        rng ^= rng << 17;
+        return (uint32_t)(rng >> 16);
+}
+
+static void test_texts_match_printf(void **state)
+{
+        char ours[300], ref[300];
+
+        (void)state;
+        for (int round = 0; round < 200000; round++) {
+                enum ptt_format fmt = round & 1 ? PTT_FORMAT_8DW : PTT_FORMAT_4DW;
+                uint8_t raw[32];
+                struct ptt_entry e;
+                size_t len = round % 9 == 0 ? rnd32() % 90 : sizeof(ours);
+
+                for (size_t i = 0; i < sizeof(raw); i++)
+                        raw[i] = (uint8_t)rnd32();
+                if (fmt == PTT_FORMAT_8DW && round % 4)
+                        memset(raw, 0xff, 4); /* the marker: mostly good 8DW entries */
+                if (round % 6 == 0)
+                        memset(raw + 4, 0, 4); /* no prefix; 4DW: DW1 0 */
+                if (round % 10 == 0)
+                        raw[0] &= 0x80; /* small or zero times */
+                if (round % 50 == 0)
+                        memset(raw, 0, sizeof(raw));
+                ptt_entry_decode(raw, sizeof(raw), fmt, &e);
+                memset(ours, 'X', sizeof(ours));
+                memset(ref, 'X', sizeof(ref));
+                assert_int_equal(ptt_entry_desc(&e, len ? ours : NULL, len),
+                                 ref_desc(&e, len ? ref : NULL, len));
+                assert_memory_equal(ours, ref, sizeof(ours));
+                memset(ours, 'X', sizeof(ours));
+                memset(ref, 'X', sizeof(ref));
+                assert_int_equal(ptt_dword_perf_label(&e, 0, len ? ours : NULL, len),
+                                 ref_label(&e, 0, len ? ref : NULL, len));
+                assert_memory_equal(ours, ref, sizeof(ours));
+        }
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
-            cmocka_unit_test(test_decode_4dw),        cmocka_unit_test(test_decode_8dw),
-            cmocka_unit_test(test_8dw_prefix_places), cmocka_unit_test(test_detect),
-            cmocka_unit_test(test_rejects),           cmocka_unit_test(test_bad_tlp_in_good_entry),
-            cmocka_unit_test(test_walk_buffer),       cmocka_unit_test(test_labels),
-            cmocka_unit_test(test_perf_labels),       cmocka_unit_test(test_desc),
+            cmocka_unit_test(test_decode_4dw),
+            cmocka_unit_test(test_decode_8dw),
+            cmocka_unit_test(test_8dw_prefix_places),
+            cmocka_unit_test(test_detect),
+            cmocka_unit_test(test_rejects),
+            cmocka_unit_test(test_bad_tlp_in_good_entry),
+            cmocka_unit_test(test_walk_buffer),
+            cmocka_unit_test(test_labels),
+            cmocka_unit_test(test_perf_labels),
+            cmocka_unit_test(test_desc),
+            cmocka_unit_test(test_texts_match_printf),
         };
 
         return cmocka_run_group_tests(tests, NULL, NULL);

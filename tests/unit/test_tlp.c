@@ -14,6 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <cmocka.h>
@@ -945,6 +946,140 @@ static void test_desc_fields(void **state)
         assert_non_null(strstr(text, "reg 140"));
 }
 
+/* ---- tlp_desc() against the printf version it replaced ----
+ * tlp_desc() formats by hand now (a trace dump describes millions of TLPs);
+ * the reference below is the snprintf() code it had before, kept verbatim.
+ * Random headers of every Fmt/Type, with and without prefixes, and every
+ * buffer length from 0 up: the same text, truncation and return value. */
+/* Appends to a caller buffer; once it is full, only the length grows. */
+struct ref_sbuf {
+        char *buf;
+        size_t len;
+        size_t pos;
+};
+
+static void ref_sb_printf(struct ref_sbuf *sb, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+static void ref_sb_printf(struct ref_sbuf *sb, const char *fmt, ...)
+{
+        va_list ap;
+        size_t room = sb->pos < sb->len ? sb->len - sb->pos : 0;
+        int n;
+
+        va_start(ap, fmt);
+        n = vsnprintf(room ? sb->buf + sb->pos : NULL, room, fmt, ap);
+        va_end(ap);
+        if (n > 0)
+                sb->pos += (size_t)n;
+}
+
+static void ref_desc_bdf(struct ref_sbuf *sb, const char *name, uint16_t id)
+{
+        ref_sb_printf(sb, " %s %02x:%02x.%u", name, id >> 8, (id >> 3) & 0x1f, id & 7u);
+}
+
+static void ref_desc_dw0(struct ref_sbuf *sb, const struct tlp *t)
+{
+        ref_sb_printf(sb, "%s %uDW len %u", tlp_kind_name(t->kind), t->hdr_dw, t->length_dw);
+        if (!t->dw0_partial)
+                ref_sb_printf(sb, " tc %u attr %u at %u%s%s", t->tc, t->attr, t->at,
+                              t->td ? " td" : "", t->ep ? " ep" : "");
+        if (t->th)
+                ref_sb_printf(sb, " th ph %u", t->ph);
+}
+
+static int ref_tlp_desc(const struct tlp *t, char *buf, size_t len)
+{
+        struct ref_sbuf sb = {buf, len, 0};
+
+        if (buf && len)
+                buf[0] = '\0';
+        if (!buf)
+                sb.len = 0;
+        for (unsigned int i = 0; i < t->nprefix && i < TLP_MAX_PREFIXES; i++)
+                ref_sb_printf(&sb, "prefix %08x ", t->prefix[i]);
+        if (t->has_pasid)
+                ref_sb_printf(&sb, "pasid %05x%s%s ", t->pasid, t->pasid_priv ? " priv" : "",
+                              t->pasid_exec ? " exec" : "");
+        if (t->kind == TLP_UNKNOWN || (unsigned int)t->kind >= TLP_KIND_COUNT) {
+                ref_sb_printf(&sb, "unknown fmt %u type %02x dw %08x %08x %08x %08x", t->fmt,
+                              t->type, t->dw[0], t->dw[1], t->dw[2], t->dw[3]);
+                return (int)sb.pos;
+        }
+        ref_desc_dw0(&sb, t);
+        switch (t->cls) {
+        case TLP_CLASS_COMPLETION:
+                ref_desc_bdf(&sb, "cpl", t->completer_id);
+                ref_sb_printf(&sb, " %s%s bc %u", tlp_cpl_status_name(t->cpl_status),
+                              t->bcm ? " bcm" : "", t->byte_count);
+                ref_desc_bdf(&sb, "req", t->requester_id);
+                ref_sb_printf(&sb, " tag %03x la %02x", t->tag, t->lower_addr);
+                break;
+        default:
+                ref_desc_bdf(&sb, "req", t->requester_id);
+                ref_sb_printf(&sb, " tag %03x", t->tag);
+                if (t->kind == TLP_MSG || t->kind == TLP_MSGD) {
+                        ref_sb_printf(&sb, " code %02x route %s", t->msg_code,
+                                      tlp_msg_routing_name(t->msg_routing));
+                        if (t->msg_routing == TLP_ROUTE_BY_ID)
+                                ref_desc_bdf(&sb, "to", t->target_id);
+                } else {
+                        ref_sb_printf(&sb, " be %x/%x", t->last_be, t->first_be);
+                }
+                if (t->kind >= TLP_CFGRD0 && t->kind <= TLP_CFGWR1) {
+                        ref_desc_bdf(&sb, "to", t->target_id);
+                        ref_sb_printf(&sb, " reg %03x", t->cfg_reg);
+                }
+                if (t->has_addr)
+                        ref_sb_printf(&sb, " addr %#llx", (unsigned long long)t->addr);
+                break;
+        }
+        return (int)sb.pos;
+}
+
+static uint64_t rng = 0x9e3779b97f4a7c15ull;
+
+static uint32_t rnd32(void)
+{
+        rng ^= rng << 13;
+        rng ^= rng >> 7;
+        rng ^= rng << 17;
+        return (uint32_t)(rng >> 16);
+}
+
+static void test_desc_matches_printf(void **state)
+{
+        char ours[300], ref[300];
+
+        (void)state;
+        for (int round = 0; round < 200000; round++) {
+                uint32_t dw[6];
+                size_t ndw = 4 + rnd32() % 3;
+                struct tlp t;
+                size_t lens[] = {sizeof(ours), 0, 1, 2, 5, 17, 40, 64, 80, 100};
+                size_t len = lens[round % 10 < 3 ? round % 10 : 0];
+
+                for (size_t i = 0; i < ndw; i++)
+                        dw[i] = rnd32();
+                /* A fair share of zeros in fields printed with %#llx. */
+                if (round % 5 == 0)
+                        dw[ndw - 1] = dw[ndw - 2] = 0;
+                if (round % 7 == 0)
+                        dw[0] &= 0x7fffffffu; /* no prefix */
+                if (round % 11 == 0)
+                        len = 1 + rnd32() % 120;
+                tlp_decode(dw, ndw, &t);
+                if (round % 3 == 0)
+                        t.dw0_partial = !t.dw0_partial;
+                memset(ours, 'X', sizeof(ours));
+                memset(ref, 'X', sizeof(ref));
+                assert_int_equal(tlp_desc(&t, len ? ours : NULL, len),
+                                 ref_tlp_desc(&t, len ? ref : NULL, len));
+                assert_memory_equal(ours, ref, sizeof(ours));
+        }
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
@@ -953,7 +1088,7 @@ int main(void)
             cmocka_unit_test(test_classes),         cmocka_unit_test(test_cpl_is_last),
             cmocka_unit_test(test_payload_bytes),   cmocka_unit_test(test_desc),
             cmocka_unit_test(test_desc_fields),     cmocka_unit_test(test_brief_matches_full),
-            cmocka_unit_test(test_fmt_type_census),
+            cmocka_unit_test(test_fmt_type_census), cmocka_unit_test(test_desc_matches_printf),
         };
 
         return cmocka_run_group_tests(tests, NULL, NULL);

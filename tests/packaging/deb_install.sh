@@ -38,8 +38,13 @@ cleanup() {
 trap cleanup EXIT
 
 # ---- install with apt (dependencies from the archive) ----
-check "apt-get install ${debs[*]##*/}" "${apt[@]}" install "${debs[@]}" >"$tmp/apt.log" 2>&1 ||
-	sed 's/^/# /' "$tmp/apt.log"
+# (apt's output goes to a file; the ok/not ok line must not)
+apt_check() { # apt_check DESCRIPTION LOG apt-get ARGS...
+	local d=$1 log=$2
+	shift 2
+	if "${apt[@]}" "$@" >"$log" 2>&1; then ok "$d"; else not_ok "$d"; sed 's/^/# /' "$log"; fi
+}
+apt_check "apt-get install ${debs[*]##*/}" "$tmp/apt.log" install "${debs[@]}"
 for p in pciescope collectd-pcie; do
 	check "$p $version is installed" test "$(dpkg-query -W -f='${Status} ${Version}' $p 2>/dev/null)" = \
 		"install ok installed $version"
@@ -136,13 +141,12 @@ for d in "${debs[@]}"; do
 	sed -i "s/^Version: .*/Version: $version+up1/; s/(= $version)/(= $version+up1)/" "$up/$p/DEBIAN/control"
 	dpkg-deb -b "$up/$p" "$up/${p}_up1.deb" >/dev/null
 done
-check "apt-get install the upgrade ($version+up1)" "${apt[@]}" install "$up"/pciescope_up1.deb "$up"/collectd-pcie_up1.deb >"$tmp/apt2.log" 2>&1 ||
-	sed 's/^/# /' "$tmp/apt2.log"
+apt_check "apt-get install the upgrade ($version+up1)" "$tmp/apt2.log" install "$up"/pciescope_up1.deb "$up"/collectd-pcie_up1.deb
 check "collectd-pcie is now $version+up1" test "$(dpkg-query -W -f='${Version}' collectd-pcie)" = "$version+up1"
 check "the local change to $conf survived the upgrade" grep -q "^# local change $$\$" "$conf"
 
 # ---- purge: nothing left ----
-check "apt-get purge pciescope collectd-pcie" "${apt[@]}" purge pciescope collectd-pcie >"$tmp/apt3.log" 2>&1
+apt_check "apt-get purge pciescope collectd-pcie" "$tmp/apt3.log" purge pciescope collectd-pcie
 check "dpkg knows neither package any more" bash -c '! dpkg-query -W pciescope collectd-pcie 2>/dev/null | grep -q .'
 left=
 for f in /usr/bin/pciescope /usr/lib/collectd/pcie.so /usr/lib/collectd/remote_write.so "$conf" \

@@ -1,0 +1,56 @@
+#!/bin/bash
+# man_pages.sh - pciescope(1) and collectd-pcie(5), generated from README.md
+# by packaging/gen_man.py, document every option the code accepts (and no
+# option it does not), and render without groff warnings.
+. "$(dirname "$0")/lib.sh"
+
+man1="$top_builddir/packaging/man/pciescope.1"
+man5="$top_builddir/packaging/man/collectd-pcie.5"
+[ -f "$man1" ] && [ -f "$man5" ] || skip_all "man pages not built (python3 missing at configure time)"
+
+# The options each page documents: the tags of its .TP entries
+# ("\fBName\fR \fIargument\fR", "\fBA\fR, \fBB\fR \fIarguments\fR").
+documented() {
+	awk 'prev == ".TP" { print } { prev = $0 }' "$1" |
+		sed -n 's/\\-/-/g; s/\\fI.*//; /^\\fB/{s/\\f[BRI]//g; s/, */\n/g; p}' | sed 's/^ *//; s/ *$//'
+}
+
+# The CLI's long options, from getopt_long's table.
+cli_opts=$(sed -n 's/^ *{"\([a-z-]*\)", [a-z_]*_argument,.*/--\1/p' "$top_srcdir/cli/pciescope.c" | sort -u)
+# Every configuration key the plugins compare against.
+conf_keys=$(grep -ho 'strcasecmp([a-z]*->key, "[A-Za-z0-9]*")' "$top_srcdir/plugin/pcie.c" \
+	"$top_srcdir/plugin/remote_write.c" | sed 's/.*"\(.*\)")/\1/' | sort -u)
+[ "$(echo "$cli_opts" | wc -l)" -ge 15 ] && ok "found the CLI's option table ($(echo "$cli_opts" | wc -l) options)" ||
+	not_ok "found the CLI's option table in cli/pciescope.c"
+[ "$(echo "$conf_keys" | wc -l)" -ge 60 ] && ok "found the plugins' config keys ($(echo "$conf_keys" | wc -l))" ||
+	not_ok "found the plugins' config keys"
+
+doc1=$(documented "$man1" | sort -u)
+doc5=$(documented "$man5" | sort -u)
+IFS=$'\n'
+for o in $cli_opts; do
+	grep -qx -- "$o" <<<"$doc1" && ok "pciescope(1) documents $o" || not_ok "pciescope(1) documents $o (add it to README.md's CLI option table)"
+done
+for o in $(grep -- '^--' <<<"$doc1"); do
+	grep -qx -- "$o" <<<"$cli_opts" && ok "pciescope(1): $o is an option of the CLI" || not_ok "pciescope(1): $o is documented but the CLI has no such option"
+done
+for k in $conf_keys; do
+	grep -qix -- "$k" <<<"$doc5" && ok "collectd-pcie(5) documents $k" || not_ok "collectd-pcie(5) documents $k (add it to a README.md configuration table)"
+done
+for k in $doc5; do
+	grep -qix -- "$k" <<<"$conf_keys" && ok "collectd-pcie(5): $k is a key the plugins accept" || not_ok "collectd-pcie(5): $k is documented but no plugin accepts it"
+done
+
+# The pages are what the README renders to today (a stale page fails).
+for p in pciescope.1 collectd-pcie.5; do
+	check "$p is README.md rendered now" cmp -s <("$PYTHON3" "$top_srcdir/packaging/gen_man.py" "$p" "$top_srcdir/README.md" \
+		"$(sed -n 's/^\.TH [^ ]* [0-9] "[^"]*" "pciescope \([^"]*\)".*/\1/p' "$top_builddir/packaging/man/$p")") \
+		"$top_builddir/packaging/man/$p"
+done
+if command -v man >/dev/null; then
+	for f in "$man1" "$man5"; do
+		w=$(LC_ALL=C.UTF-8 MANWIDTH=80 man --warnings -E UTF-8 -l "$f" 2>&1 >/dev/null)
+		[ -z "$w" ] && ok "$(basename "$f") renders without warnings" || not_ok "$(basename "$f") renders without warnings: $w"
+	done
+fi
+done_testing

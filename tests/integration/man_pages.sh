@@ -17,9 +17,13 @@ documented() {
 
 # The CLI's long options, from getopt_long's table.
 cli_opts=$(sed -n 's/^ *{"\([a-z-]*\)", [a-z_]*_argument,.*/--\1/p' "$top_srcdir/cli/pciescope.c" | sort -u)
-# Every configuration key the plugins compare against.
-conf_keys=$(grep -ho 'strcasecmp([a-z]*->key, "[A-Za-z0-9]*")' "$top_srcdir/plugin/pcie.c" \
-	"$top_srcdir/plugin/remote_write.c" | sed 's/.*"\(.*\)")/\1/' | sort -u)
+# Every configuration key the plugins accept: pcie's from the engine's option
+# table (`pciescope options`), remote_write's from what its parser compares.
+conf_keys=$({
+	"$top_builddir/cli/pciescope" options | awk '{ print $1 }'
+	grep -ho 'strcasecmp([a-z]*->key, "[A-Za-z0-9]*")' "$top_srcdir/plugin/remote_write.c" |
+		sed 's/.*"\(.*\)")/\1/'
+} | sort -u)
 [ "$(echo "$cli_opts" | wc -l)" -ge 15 ] && ok "found the CLI's option table ($(echo "$cli_opts" | wc -l) options)" ||
 	not_ok "found the CLI's option table in cli/pciescope.c"
 [ "$(echo "$conf_keys" | wc -l)" -ge 60 ] && ok "found the plugins' config keys ($(echo "$conf_keys" | wc -l))" ||

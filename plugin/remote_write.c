@@ -65,13 +65,15 @@ static int config_fail(const oconfig_item_t *ci, const char *endpoint, const cha
 {
         char value[256] = "", url[200];
 
-        /* Never a password in the log: a URL's user information is hidden. */
-        if (ci->values_num >= 1 && ci->values[0].type == OCONFIG_TYPE_STRING)
-                snprintf(value, sizeof(value), " \"%s\"",
-                         strcasecmp(ci->key, "URL")
-                             ? ci->values[0].value.string
-                             : rw_redact_url(ci->values[0].value.string, url, sizeof(url)));
-        else if (ci->values_num >= 1 && ci->values[0].type == OCONFIG_TYPE_NUMBER)
+        /* Never a password in the log: a URL's user information is hidden,
+         * in URL and in any value that looks like a URL (a misspelt key). */
+        if (ci->values_num >= 1 && ci->values[0].type == OCONFIG_TYPE_STRING) {
+                const char *v = ci->values[0].value.string;
+
+                if (!strcasecmp(ci->key, "URL") || strstr(v, "://"))
+                        v = rw_redact_url(v, url, sizeof(url));
+                snprintf(value, sizeof(value), " \"%s\"", v);
+        } else if (ci->values_num >= 1 && ci->values[0].type == OCONFIG_TYPE_NUMBER)
                 snprintf(value, sizeof(value), " %g", ci->values[0].value.number);
         ERROR(PLUGIN_NAME " plugin: Endpoint \"%s\": option %s%s: %s", endpoint, ci->key, value,
               why);
@@ -175,9 +177,12 @@ static int endpoint_option(struct ep_conf *e, oconfig_item_t *c)
         if (!strcasecmp(c->key, "BasicAuth")) {
                 if (two_strings(c, &a, &b))
                         return config_fail(c, name, "want a user name and a password file");
+                /* Given twice: the last one counts (no leak). */
+                free(cfg->user);
+                free(cfg->password_file);
                 cfg->user = strdup(a);
                 cfg->password_file = strdup(b);
-                return 0;
+                return cfg->user && cfg->password_file ? 0 : config_fail(c, name, "out of memory");
         }
         if (!strcasecmp(c->key, "BearerTokenFile"))
                 return get_string(c, &cfg->bearer_token_file)
@@ -196,19 +201,13 @@ static int endpoint_option(struct ep_conf *e, oconfig_item_t *c)
                 return 0;
         }
         if (!strcasecmp(c->key, "CACert"))
-                return get_string(c, &cfg->cacert) ? config_fail(c, name, "want a file")
-                                                           : 0;
+                return get_string(c, &cfg->cacert) ? config_fail(c, name, "want a file") : 0;
         if (!strcasecmp(c->key, "ClientCert"))
-                return get_string(c, &cfg->client_cert)
-                           ? config_fail(c, name, "want a file")
-                           : 0;
+                return get_string(c, &cfg->client_cert) ? config_fail(c, name, "want a file") : 0;
         if (!strcasecmp(c->key, "ClientKey"))
-                return get_string(c, &cfg->client_key) ? config_fail(c, name, "want a file")
-                                                               : 0;
+                return get_string(c, &cfg->client_key) ? config_fail(c, name, "want a file") : 0;
         if (!strcasecmp(c->key, "VerifyPeer"))
-                return get_bool(c, &cfg->verify_peer)
-                           ? config_fail(c, name, "want a boolean")
-                           : 0;
+                return get_bool(c, &cfg->verify_peer) ? config_fail(c, name, "want a boolean") : 0;
         if (!strcasecmp(c->key, "MaxSamplesPerSend"))
                 return get_size(c, &cfg->max_samples_per_send, 1, 1e6)
                            ? config_fail(c, name, "want an integer 1..1000000")
@@ -225,13 +224,10 @@ static int endpoint_option(struct ep_conf *e, oconfig_item_t *c)
         if (!strcasecmp(c->key, "MaxBackoff"))
                 return get_seconds(c, &cfg->max_backoff) ? config_fail(c, name, "want seconds") : 0;
         if (!strcasecmp(c->key, "Retry429"))
-                return get_bool(c, &cfg->retry429)
-                           ? config_fail(c, name, "want a boolean")
-                           : 0;
+                return get_bool(c, &cfg->retry429) ? config_fail(c, name, "want a boolean") : 0;
         if (!strcasecmp(c->key, "SpoolDir"))
-                return get_string(c, &cfg->spool_dir)
-                           ? config_fail(c, name, "want a directory")
-                           : 0;
+                return get_string(c, &cfg->spool_dir) ? config_fail(c, name, "want a directory")
+                                                      : 0;
         if (!strcasecmp(c->key, "SpoolMaxBytes")) {
                 size_t v;
 
@@ -244,13 +240,9 @@ static int endpoint_option(struct ep_conf *e, oconfig_item_t *c)
                 return get_seconds(c, &cfg->spool_max_age) ? config_fail(c, name, "want seconds")
                                                            : 0;
         if (!strcasecmp(c->key, "SpoolFsync"))
-                return get_bool(c, &cfg->spool_fsync)
-                           ? config_fail(c, name, "want a boolean")
-                           : 0;
+                return get_bool(c, &cfg->spool_fsync) ? config_fail(c, name, "want a boolean") : 0;
         if (!strcasecmp(c->key, "SendMetadata"))
-                return get_bool(c, &cfg->metadata)
-                           ? config_fail(c, name, "want a boolean")
-                           : 0;
+                return get_bool(c, &cfg->metadata) ? config_fail(c, name, "want a boolean") : 0;
         if (!strcasecmp(c->key, "ExternalLabel")) {
                 if (two_strings(c, &a, &b))
                         return config_fail(c, name, "want a label name and a value");

@@ -22,10 +22,10 @@
 #include "rw_http.h"
 #include "rw_queue.h"
 
-#define BODY_LOG_MAX     1024 /* what Prometheus keeps of an error body */
-#define BODY_LOG_EVERY_S 60
-#define TOKEN_MAX        8192
-#define SPOOL_RETRY_S    10 /* a spool that failed is tried again after */
+#define BODY_LOG_MAX      1024 /* what Prometheus keeps of an error body */
+#define BODY_LOG_EVERY_S  60
+#define TOKEN_MAX         8192
+#define SPOOL_RETRY_S     10 /* a spool that failed is tried again after */
 #define SPOOL_LOG_EVERY_S 60
 
 struct pending {
@@ -160,8 +160,7 @@ static int check_regular(const char *opt, const char *path, char *err, size_t er
 /* Whether a PEM file holds at least one complete block of the wanted kind
  * ("CERTIFICATE", or "PRIVATE KEY" for any "... PRIVATE KEY"): catches a
  * wrong file at init instead of a TLS error at the first request. */
-static int check_pem(const char *opt, const char *path, const char *kind, char *err,
-                     size_t errlen)
+static int check_pem(const char *opt, const char *path, const char *kind, char *err, size_t errlen)
 {
         char line[256];
         bool in = false, found = false;
@@ -179,8 +178,8 @@ static int check_pem(const char *opt, const char *path, const char *kind, char *
                 size_t n = strcspn(line, "\r\n");
 
                 line[n] = '\0';
-                if (!strncmp(line, "-----BEGIN ", 11) && n > 16 &&
-                    !strcmp(line + n - 5, "-----") && strstr(line, kind))
+                if (!strncmp(line, "-----BEGIN ", 11) && n > 16 && !strcmp(line + n - 5, "-----") &&
+                    strstr(line, kind))
                         in = true;
                 else if (in && !strncmp(line, "-----END ", 9) && strstr(line, kind))
                         found = true;
@@ -495,8 +494,7 @@ static bool spool_try_open(struct rw_endpoint *ep)
         if (rc) {
                 char what[600];
 
-                snprintf(what, sizeof(what), "cannot open it (%s)",
-                         err[0] ? err : strerror(-rc));
+                snprintf(what, sizeof(what), "cannot open it (%s)", err[0] ? err : strerror(-rc));
                 spool_failed(ep, what);
                 return false;
         }
@@ -782,8 +780,7 @@ static bool spool_put(struct rw_endpoint *ep, const struct pending *p)
         if (rc) {
                 char what[128];
 
-                snprintf(what, sizeof(what), "appending %u samples: %s", p->samples,
-                         strerror(-rc));
+                snprintf(what, sizeof(what), "appending %u samples: %s", p->samples, strerror(-rc));
                 spool_failed(ep, what);
                 return false;
         }
@@ -903,8 +900,7 @@ static enum rw_verdict send_pending(struct rw_endpoint *ep, double timeout, doub
                         char esc[CURL_ERROR_SIZE * 4];
 
                         if (status)
-                                snprintf(what, sizeof(what), "HTTP %ld: %s", status,
-                                         body_text(ep));
+                                snprintf(what, sizeof(what), "HTTP %ld: %s", status, body_text(ep));
                         else
                                 snprintf(what, sizeof(what), "no answer: %s",
                                          rw_log_escape(cerr, strlen(cerr), esc, sizeof(esc)));

@@ -71,7 +71,7 @@ struct rw_endpoint_stats {
         uint64_t dropped[RW_DROP_NREASONS];
         uint64_t requests, requests_failed;
         uint64_t queue_length, spool_bytes;
-        uint64_t spool_errors; /* failed spool opens and appends */
+        uint64_t spool_errors;     /* failed spool opens and appends */
         double last_send_seconds;  /* latency of the last successful request */
         double send_seconds_total; /* sum over successful requests */
         int64_t last_success_ms;

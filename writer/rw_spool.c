@@ -456,8 +456,7 @@ static int open_writer(struct rw_spool *sp)
 
         if (sp->wfd >= 0 && sp->n && sp->segs[sp->n - 1].size < sp->o.segment_bytes)
                 return 0;
-        if (sp->wfd < 0 && sp->n && sp->segs[sp->n - 1].size < sp->o.segment_bytes &&
-            !sp->sealed) {
+        if (sp->wfd < 0 && sp->n && sp->segs[sp->n - 1].size < sp->o.segment_bytes && !sp->sealed) {
                 /* Go on appending to the newest segment left from before. */
                 id = sp->segs[sp->n - 1].id;
                 seg_path(sp, id, path, sizeof(path));

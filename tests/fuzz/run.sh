@@ -7,7 +7,12 @@
 # usage: run.sh [-t SECONDS] [-w WORKDIR] [-b] [TARGET...]
 #   -t  seconds per target (default 20)   -w  scratch directory (default: mktemp)
 #   -b  build only                        TARGET: names from the list (default: all)
-# Env: CLANG (default clang, then clang-14), FUZZ_CFLAGS (extra flags).
+# Env: CLANG (default clang, then clang-14), FUZZ_CFLAGS (extra flags),
+# FUZZ_ARGS (extra libFuzzer flags for every target, e.g. -runs=N).
+# In tests/fuzz/targets a word starting with '-' is a compiler or linker
+# flag (@top@ stands for the top source directory), @collectors links all of
+# collectors/*.c, built once with the same instrumentation, and a word
+# max_len=N sets the target's -max_len (default 4096).
 # Prints one "PASS|FAIL NAME ..." line per target with libFuzzer's execs and
 # time; exits 0 only when every target built and ran without a finding.
 # Exit 77 when clang cannot build a libFuzzer binary here.
@@ -42,6 +47,23 @@ if ! "$CLANG" -fsanitize=fuzzer,address,undefined "$work/probe.c" -o "$work/prob
 fi
 
 CFLAGS="-g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -I$top/collectors ${FUZZ_CFLAGS:-}"
+
+# collectors/*.c as one instrumented archive, for targets that need the
+# rest of the library around the parser they fuzz (built on first use).
+collectors_lib() {
+	local lib="$work/collectors/libcollectors.a" src obj objs=()
+	[ -f "$lib" ] && { echo "$lib"; return 0; }
+	mkdir -p "$work/collectors"
+	for src in "$top"/collectors/*.c; do
+		obj="$work/collectors/$(basename "$src" .c).o"
+		# shellcheck disable=SC2086
+		"$CLANG" ${CFLAGS/-fsanitize=fuzzer,/-fsanitize=fuzzer-no-link,} -c "$src" -o "$obj" \
+			2>>"$work/collectors/build.log" || return 1
+		objs+=("$obj")
+	done
+	ar rcs "$lib" "${objs[@]}" || return 1
+	echo "$lib"
+}
 while read -r name sources; do
 	case $name in '#'* | '') continue ;; esac
 	if [ $# -gt 0 ]; then
@@ -50,9 +72,26 @@ while read -r name sources; do
 		[ $want -eq 1 ] || continue
 	fi
 	srcs=("$here/$name.c")
-	for s in $sources; do srcs+=("$top/$s"); done
+	flags=()
+	max_len=4096
+	for s in $sources; do
+		case $s in
+		-*) flags+=("${s//@top@/$top}") ;;
+		max_len=*) max_len=${s#max_len=} ;;
+		@collectors)
+			if ! lib=$(collectors_lib); then
+				echo "FAIL $name build (collectors/*.c)"
+				head -20 "$work/collectors/build.log" | sed 's/^/    /'
+				failed=1
+				continue 2
+			fi
+			flags+=("$lib")
+			;;
+		*) srcs+=("$top/$s") ;;
+		esac
+	done
 	# shellcheck disable=SC2086 # CFLAGS is a list of flags
-	if ! "$CLANG" $CFLAGS "${srcs[@]}" -o "$work/$name" 2>"$work/$name.build.log"; then
+	if ! "$CLANG" $CFLAGS "${srcs[@]}" "${flags[@]}" -o "$work/$name" 2>"$work/$name.build.log"; then
 		echo "FAIL $name build"
 		sed 's/^/    /' "$work/$name.build.log" | head -20
 		failed=1
@@ -66,8 +105,8 @@ while read -r name sources; do
 	seeds=()
 	[ -d "$here/corpus/$name" ] && seeds=("$here/corpus/$name")
 	ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1} UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1} \
-		"$work/$name" -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 -max_len=4096 \
-		-print_final_stats=1 -artifact_prefix="$work/$name.crash/" \
+		"$work/$name" -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 -max_len="$max_len" \
+		-print_final_stats=1 -artifact_prefix="$work/$name.crash/" ${FUZZ_ARGS:-} \
 		"$work/$name.corpus" "${seeds[@]}" >"$work/$name.log" 2>&1
 	rc=$?
 	execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$work/$name.log" | tail -1)

@@ -109,7 +109,8 @@ static void *server_main(void *arg)
                         if (!hdr_end && (hdr_end = strstr(buf, "\r\n\r\n"))) {
                                 char *cl = strcasestr(buf, "Content-Length:");
 
-                                need = (size_t)(hdr_end + 4 - buf) + (cl ? strtoul(cl + 15, NULL, 10) : 0);
+                                need = (size_t)(hdr_end + 4 - buf) +
+                                       (cl ? strtoul(cl + 15, NULL, 10) : 0);
                         }
                         if (hdr_end && got >= need)
                                 break;
@@ -198,7 +199,6 @@ static void cfg_for(struct rw_endpoint_cfg *c, int port, const char *spool)
         c->spool_dir = spool ? strdup(spool) : NULL;
 }
 
-
 /* The samples in a spool directory, checking that every record is whole. */
 static uint64_t spooled_samples(const char *path)
 {
@@ -224,8 +224,7 @@ static uint64_t spooled_samples(const char *path)
  * first one alone, then the rest), says so on the pipe and waits for its
  * SIGKILL. The parent waits `grace` seconds after the last push, kills it
  * and counts what the spool holds. */
-static uint64_t crash_after_pushes(int port, const char *spool, double timeout, int n,
-                                   double grace)
+static uint64_t crash_after_pushes(int port, const char *spool, double timeout, int n, double grace)
 {
         int pfd[2];
         pid_t pid;

@@ -932,8 +932,12 @@ static bool next_pending(struct rw_endpoint *ep)
                 if (rc != -ENOENT) {
                         struct timespec dl = mono_ts(mono_now() + 1);
 
-                        EPLOG(ep, RW_LOG_ERR, "spool %s: reading failed: %s; trying again in 1 s",
-                              ep->c.spool_dir, strerror(-rc));
+                        char what[128];
+
+                        /* Logged and counted like a write error: once,
+                         * then at most once a minute. */
+                        snprintf(what, sizeof(what), "reading: %s", strerror(-rc));
+                        spool_failed(ep, what);
                         /* Not a busy loop on a broken disk. */
                         rw_queue_wait(ep->q, SIZE_MAX, &dl);
                         return false;

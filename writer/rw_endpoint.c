@@ -840,9 +840,14 @@ static bool drain(struct rw_endpoint *ep, bool all)
  * characters are escaped (no forged log lines). */
 static const char *body_text(struct rw_endpoint *ep)
 {
-        if (!ep->body_len)
+        size_t n = ep->body_len;
+
+        /* The line end most bodies have is no news. */
+        while (n && (ep->body[n - 1] == '\n' || ep->body[n - 1] == '\r'))
+                n--;
+        if (!n)
                 return "(empty body)";
-        return rw_log_escape(ep->body, ep->body_len, ep->body_esc, sizeof(ep->body_esc));
+        return rw_log_escape(ep->body, n, ep->body_esc, sizeof(ep->body_esc));
 }
 
 static void log_drop(struct rw_endpoint *ep, long status)

@@ -173,7 +173,8 @@ void pcie_topo_finish(struct pcie_topo *topo)
 {
         size_t kept = 0;
 
-        qsort(topo->funcs, topo->count, sizeof(*topo->funcs), compare_functions);
+        if (topo->count > 1) /* funcs is NULL for an empty dump */
+                qsort(topo->funcs, topo->count, sizeof(*topo->funcs), compare_functions);
         /* Drop repeated addresses (a dump may list a device twice); the
          * first one read wins, as with libpci's own lookups. */
         for (size_t i = 0; i < topo->count; i++) {

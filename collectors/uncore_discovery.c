@@ -601,8 +601,10 @@ int uncore_discover(const struct hw_env *env, struct uncore_inventory **out)
                         return -ENOMEM;
                 }
         }
-        /* libpci lists functions in no particular order. */
-        qsort(sc.cand, sc.count, sizeof(*sc.cand), candidate_compare);
+        /* libpci lists functions in no particular order. (qsort wants a
+         * valid pointer even for 0 elements: cand is NULL then.) */
+        if (sc.count > 1)
+                qsort(sc.cand, sc.count, sizeof(*sc.cand), candidate_compare);
         for (size_t i = 0; i < sc.count; i++)
                 read_source(env, &sc.cand[i], &inv->sources[inv->source_count++]);
         free(sc.cand);

@@ -74,6 +74,8 @@ ln -s "$work/build/tests" "$work/shim/tests"
 ln -s "$work/build/plugin" "$work/shim/plugin"
 cat >"$work/shim/cli/pciescope" <<EOF
 #!/bin/bash
+# a terminal stays a terminal (progress bars): reports show there
+[ -t 2 ] && exec "$work/build/cli/pciescope" "\$@"
 err=\$(mktemp)
 "$work/build/cli/pciescope" "\$@" 2>"\$err"
 rc=\$?

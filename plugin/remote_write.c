@@ -20,6 +20,7 @@
 
 #include "rw_encode.h"
 #include "rw_endpoint.h"
+#include "rw_http.h"
 #include "rw_registry.h"
 #include "rw_series.h"
 
@@ -62,15 +63,71 @@ static void writer_log(void *ctx, int level, const char *fmt, ...)
 
 static int config_fail(const oconfig_item_t *ci, const char *endpoint, const char *why)
 {
-        char value[256] = "";
+        char value[256] = "", url[200];
 
-        if (ci->values_num >= 1 && ci->values[0].type == OCONFIG_TYPE_STRING)
-                snprintf(value, sizeof(value), " \"%s\"", ci->values[0].value.string);
-        else if (ci->values_num >= 1 && ci->values[0].type == OCONFIG_TYPE_NUMBER)
+        /* Never a password in the log: a URL's user information is hidden,
+         * in URL and in any value that looks like a URL (a misspelt key). */
+        if (ci->values_num >= 1 && ci->values[0].type == OCONFIG_TYPE_STRING) {
+                const char *v = ci->values[0].value.string;
+
+                if (!strcasecmp(ci->key, "URL") || strstr(v, "://"))
+                        v = rw_redact_url(v, url, sizeof(url));
+                snprintf(value, sizeof(value), " \"%s\"", v);
+        } else if (ci->values_num >= 1 && ci->values[0].type == OCONFIG_TYPE_NUMBER)
                 snprintf(value, sizeof(value), " %g", ci->values[0].value.number);
         ERROR(PLUGIN_NAME " plugin: Endpoint \"%s\": option %s%s: %s", endpoint, ci->key, value,
               why);
         g.config_failed = true;
+        return -1;
+}
+
+/* The value getters below check the type themselves instead of calling
+ * cf_util_get_*(), which log an ERROR of their own: one bad option is one
+ * ERROR line (config_fail's, naming the endpoint, option and value). */
+static int get_double(const oconfig_item_t *ci, double *out)
+{
+        if (ci->values_num != 1 || ci->values[0].type != OCONFIG_TYPE_NUMBER)
+                return -1;
+        *out = ci->values[0].value.number;
+        return 0;
+}
+
+static int get_string(const oconfig_item_t *ci, char **out)
+{
+        char *s;
+
+        if (ci->values_num != 1 || ci->values[0].type != OCONFIG_TYPE_STRING)
+                return -1;
+        s = strdup(ci->values[0].value.string);
+        if (!s)
+                return -1;
+        free(*out);
+        *out = s;
+        return 0;
+}
+
+static int get_bool(const oconfig_item_t *ci, bool *out)
+{
+        const char *v;
+
+        if (ci->values_num != 1)
+                return -1;
+        if (ci->values[0].type == OCONFIG_TYPE_BOOLEAN) {
+                *out = ci->values[0].value.boolean;
+                return 0;
+        }
+        if (ci->values[0].type != OCONFIG_TYPE_STRING)
+                return -1;
+        /* What cf_util_get_boolean() accepts as strings. */
+        v = ci->values[0].value.string;
+        if (!strcasecmp(v, "true") || !strcasecmp(v, "yes") || !strcasecmp(v, "on")) {
+                *out = true;
+                return 0;
+        }
+        if (!strcasecmp(v, "false") || !strcasecmp(v, "no") || !strcasecmp(v, "off")) {
+                *out = false;
+                return 0;
+        }
         return -1;
 }
 
@@ -89,7 +146,7 @@ static int get_size(const oconfig_item_t *ci, size_t *out, double min, double ma
         double d;
 
         /* Range first: converting a negative or huge double is undefined. */
-        if (cf_util_get_double(ci, &d) || !(d >= min && d <= max) || d != (double)(uint64_t)d)
+        if (get_double(ci, &d) || !(d >= min && d <= max) || d != (double)(uint64_t)d)
                 return -1;
         *out = (size_t)d;
         return 0;
@@ -99,7 +156,7 @@ static int get_seconds(const oconfig_item_t *ci, double *out)
 {
         double d;
 
-        if (cf_util_get_double(ci, &d) || !(d >= 0))
+        if (get_double(ci, &d) || !(d >= 0))
                 return -1;
         *out = d;
         return 0;
@@ -114,18 +171,21 @@ static int endpoint_option(struct ep_conf *e, oconfig_item_t *c)
         int rc;
 
         if (!strcasecmp(c->key, "URL"))
-                return cf_util_get_string(c, &cfg->url) ? config_fail(c, name, "want a string") : 0;
+                return get_string(c, &cfg->url) ? config_fail(c, name, "want a string") : 0;
         if (!strcasecmp(c->key, "Timeout"))
                 return get_seconds(c, &cfg->timeout) ? config_fail(c, name, "want seconds") : 0;
         if (!strcasecmp(c->key, "BasicAuth")) {
                 if (two_strings(c, &a, &b))
                         return config_fail(c, name, "want a user name and a password file");
+                /* Given twice: the last one counts (no leak). */
+                free(cfg->user);
+                free(cfg->password_file);
                 cfg->user = strdup(a);
                 cfg->password_file = strdup(b);
-                return 0;
+                return cfg->user && cfg->password_file ? 0 : config_fail(c, name, "out of memory");
         }
         if (!strcasecmp(c->key, "BearerTokenFile"))
-                return cf_util_get_string(c, &cfg->bearer_token_file)
+                return get_string(c, &cfg->bearer_token_file)
                            ? config_fail(c, name, "want a file name")
                            : 0;
         if (!strcasecmp(c->key, "Header")) {
@@ -135,25 +195,19 @@ static int endpoint_option(struct ep_conf *e, oconfig_item_t *c)
                         return config_fail(c, name, "out of memory");
                 cfg->headers = grown;
                 grown[cfg->n_headers] = NULL;
-                if (cf_util_get_string(c, &grown[cfg->n_headers]))
+                if (get_string(c, &grown[cfg->n_headers]))
                         return config_fail(c, name, "want \"Name: value\"");
                 cfg->n_headers++;
                 return 0;
         }
         if (!strcasecmp(c->key, "CACert"))
-                return cf_util_get_string(c, &cfg->cacert) ? config_fail(c, name, "want a file")
-                                                           : 0;
+                return get_string(c, &cfg->cacert) ? config_fail(c, name, "want a file") : 0;
         if (!strcasecmp(c->key, "ClientCert"))
-                return cf_util_get_string(c, &cfg->client_cert)
-                           ? config_fail(c, name, "want a file")
-                           : 0;
+                return get_string(c, &cfg->client_cert) ? config_fail(c, name, "want a file") : 0;
         if (!strcasecmp(c->key, "ClientKey"))
-                return cf_util_get_string(c, &cfg->client_key) ? config_fail(c, name, "want a file")
-                                                               : 0;
+                return get_string(c, &cfg->client_key) ? config_fail(c, name, "want a file") : 0;
         if (!strcasecmp(c->key, "VerifyPeer"))
-                return cf_util_get_boolean(c, &cfg->verify_peer)
-                           ? config_fail(c, name, "want a boolean")
-                           : 0;
+                return get_bool(c, &cfg->verify_peer) ? config_fail(c, name, "want a boolean") : 0;
         if (!strcasecmp(c->key, "MaxSamplesPerSend"))
                 return get_size(c, &cfg->max_samples_per_send, 1, 1e6)
                            ? config_fail(c, name, "want an integer 1..1000000")
@@ -170,13 +224,10 @@ static int endpoint_option(struct ep_conf *e, oconfig_item_t *c)
         if (!strcasecmp(c->key, "MaxBackoff"))
                 return get_seconds(c, &cfg->max_backoff) ? config_fail(c, name, "want seconds") : 0;
         if (!strcasecmp(c->key, "Retry429"))
-                return cf_util_get_boolean(c, &cfg->retry429)
-                           ? config_fail(c, name, "want a boolean")
-                           : 0;
+                return get_bool(c, &cfg->retry429) ? config_fail(c, name, "want a boolean") : 0;
         if (!strcasecmp(c->key, "SpoolDir"))
-                return cf_util_get_string(c, &cfg->spool_dir)
-                           ? config_fail(c, name, "want a directory")
-                           : 0;
+                return get_string(c, &cfg->spool_dir) ? config_fail(c, name, "want a directory")
+                                                      : 0;
         if (!strcasecmp(c->key, "SpoolMaxBytes")) {
                 size_t v;
 
@@ -189,13 +240,9 @@ static int endpoint_option(struct ep_conf *e, oconfig_item_t *c)
                 return get_seconds(c, &cfg->spool_max_age) ? config_fail(c, name, "want seconds")
                                                            : 0;
         if (!strcasecmp(c->key, "SpoolFsync"))
-                return cf_util_get_boolean(c, &cfg->spool_fsync)
-                           ? config_fail(c, name, "want a boolean")
-                           : 0;
+                return get_bool(c, &cfg->spool_fsync) ? config_fail(c, name, "want a boolean") : 0;
         if (!strcasecmp(c->key, "SendMetadata"))
-                return cf_util_get_boolean(c, &cfg->metadata)
-                           ? config_fail(c, name, "want a boolean")
-                           : 0;
+                return get_bool(c, &cfg->metadata) ? config_fail(c, name, "want a boolean") : 0;
         if (!strcasecmp(c->key, "ExternalLabel")) {
                 if (two_strings(c, &a, &b))
                         return config_fail(c, name, "want a label name and a value");
@@ -276,16 +323,19 @@ static int rw_config(oconfig_item_t *ci)
                 if (!strcasecmp(c->key, "Endpoint"))
                         rc = config_endpoint(c);
                 else if (!strcasecmp(c->key, "SelfMetrics"))
-                        rc = cf_util_get_boolean(c, &g.self_metrics);
+                        rc = get_bool(c, &g.self_metrics);
                 else if (!strcasecmp(c->key, "StaleOnShutdown"))
-                        rc = cf_util_get_boolean(c, &g.stale_on_shutdown);
+                        rc = get_bool(c, &g.stale_on_shutdown);
                 else {
                         ERROR(PLUGIN_NAME " plugin: unknown option %s (want Endpoint, "
                                           "SelfMetrics or StaleOnShutdown)",
                               c->key);
-                        rc = -1;
+                        g.config_failed = true;
+                        return -1;
                 }
                 if (rc) {
+                        if (strcasecmp(c->key, "Endpoint"))
+                                ERROR(PLUGIN_NAME " plugin: option %s: want a boolean", c->key);
                         g.config_failed = true;
                         return -1;
                 }
@@ -317,6 +367,8 @@ static void free_confs(void)
 
 static int rw_init(void)
 {
+        size_t started = 0;
+
         if (g.config_failed) {
                 ERROR(PLUGIN_NAME " plugin: not started: the configuration has errors (see above)");
                 free_confs();
@@ -335,22 +387,38 @@ static int rw_init(void)
                 int rc = rw_endpoint_new(&e->cfg, "pciescope-remote-write/" PCIESCOPE_VERSION,
                                          writer_log, NULL, &e->ep, err, sizeof(err));
 
+                /* One endpoint that cannot start (a credential file gone,
+                 * ...) is logged and left out; the others run. */
                 if (rc) {
-                        ERROR(PLUGIN_NAME " plugin: Endpoint \"%s\": %s", e->cfg.name, err);
-                        free_confs();
-                        return -1;
+                        ERROR(PLUGIN_NAME " plugin: Endpoint \"%s\": %s; this endpoint does not "
+                                          "run",
+                              e->cfg.name, err);
+                        e->ep = NULL;
+                        continue;
                 }
                 /* The endpoint owns the strings now. */
                 memset(&e->cfg, 0, sizeof(e->cfg));
                 rc = rw_endpoint_start(e->ep);
                 if (rc) {
-                        ERROR(PLUGIN_NAME " plugin: Endpoint \"%s\": cannot start the sender: %s",
+                        ERROR(PLUGIN_NAME " plugin: Endpoint \"%s\": cannot start the sender: %s; "
+                                          "this endpoint does not run",
                               rw_endpoint_name(e->ep), STRERROR(-rc));
-                        free_confs();
-                        return -1;
+                        rw_endpoint_stop(e->ep);
+                        e->ep = NULL;
+                        continue;
                 }
+                started++;
         }
-        INFO(PLUGIN_NAME " plugin: %zu endpoint(s) started", g.n);
+        if (!started) {
+                ERROR(PLUGIN_NAME " plugin: not started: no endpoint could start (see above)");
+                free_confs();
+                return -1;
+        }
+        if (started < g.n)
+                INFO(PLUGIN_NAME " plugin: %zu endpoint(s) started, %zu could not (see above)",
+                     started, g.n - started);
+        else
+                INFO(PLUGIN_NAME " plugin: %zu endpoint(s) started", started);
         return 0;
 }
 
@@ -451,6 +519,8 @@ static int rw_write(const data_set_t *ds, const value_list_t *vl, user_data_t *u
         };
         identifier(vl, key, sizeof(key));
         for (size_t e = 0; e < g.n; e++) {
+                if (!g.eps[e].ep)
+                        continue; /* could not start */
                 for (size_t i = 0; i < ds->ds_num; i++) {
                         enum rw_kind kind;
                         struct rw_sample s;
@@ -492,8 +562,10 @@ static void send_stale(char **slots, size_t nslots, int64_t ts)
         for (size_t i = 0; i < nslots; i++) {
                 struct rw_sample s = {.series = slots[i], .value = rw_stale_nan(), .ts_ms = ts};
 
-                if (slots[i] && per_ep)
+                if (slots[i] && per_ep && g.eps[i / per_ep].ep)
                         rw_endpoint_push(g.eps[i / per_ep].ep, &s); /* takes the series */
+                else
+                        free(slots[i]);
         }
         free(slots);
 }
@@ -603,6 +675,7 @@ static int rw_read(void)
                 }
                 gauge(ep, "queue_length", "remote_write_queue_length", (double)st.queue_length);
                 gauge(ep, "spool_bytes", "remote_write_spool_bytes", (double)st.spool_bytes);
+                counter(ep, "spool_errors", "remote_write_spool_errors_total", st.spool_errors);
                 gauge(ep, "last_send_duration", "remote_write_last_send_duration_seconds",
                       st.last_send_seconds);
                 dispatch_self(ep, "gauge", "send_duration_total",

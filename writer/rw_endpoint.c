@@ -15,15 +15,18 @@
 #include <strings.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/stat.h>
 
 #include <curl/curl.h>
 
 #include "rw_http.h"
 #include "rw_queue.h"
 
-#define BODY_LOG_MAX     1024 /* what Prometheus keeps of an error body */
-#define BODY_LOG_EVERY_S 60
-#define TOKEN_MAX        8192
+#define BODY_LOG_MAX      1024 /* what Prometheus keeps of an error body */
+#define BODY_LOG_EVERY_S  60
+#define TOKEN_MAX         8192
+#define SPOOL_RETRY_S     10 /* a spool that failed is tried again after */
+#define SPOOL_LOG_EVERY_S 60
 
 struct pending {
         uint8_t *data;
@@ -49,11 +52,22 @@ struct rw_endpoint {
         pthread_mutex_t stats_lock;
         struct rw_endpoint_stats st;
         struct pending p;
+        /* A batch the spool refused: newer than what the spool holds, so
+         * it is sent after that. While it is held nothing else goes to the
+         * spool (the order of every series is kept). */
+        struct pending held;
+        struct rw_sample *batch; /* the sender's batch buffer */
         double backoff;
-        uint64_t spool_refused; /* samples the spool could not take */
+        double last_take;      /* mono s: when the queue was last emptied */
+        double spool_retry_at; /* mono s: no spool write or open before */
+        bool spool_failing;    /* the failure was logged; success logs it */
+        bool draining;         /* in drain(): the progress callback may call it */
+        uint64_t spool_errors_unlogged;
+        time_t last_spool_log;
         time_t last_body_log;
         /* answer of the request in flight */
         char body[BODY_LOG_MAX + 1];
+        char body_esc[BODY_LOG_MAX * 4 + 1];
         size_t body_len;
         char retry_after[64];
 };
@@ -118,13 +132,77 @@ void rw_endpoint_cfg_free(struct rw_endpoint_cfg *c)
         memset(c, 0, sizeof(*c));
 }
 
+/* A file option must name a readable regular file: a directory reads as
+ * empty and a FIFO blocks. */
+static int check_regular(const char *opt, const char *path, char *err, size_t errlen)
+{
+        struct stat st;
+
+        if (stat(path, &st)) {
+                snprintf(err, errlen, "%s \"%s\": %s", opt, path, strerror(errno));
+                return -EINVAL;
+        }
+        if (S_ISDIR(st.st_mode)) {
+                snprintf(err, errlen, "%s \"%s\": is a directory, not a file", opt, path);
+                return -EINVAL;
+        }
+        if (!S_ISREG(st.st_mode)) {
+                snprintf(err, errlen, "%s \"%s\": not a regular file", opt, path);
+                return -EINVAL;
+        }
+        if (access(path, R_OK)) {
+                snprintf(err, errlen, "%s \"%s\": %s", opt, path, strerror(errno));
+                return -EINVAL;
+        }
+        return 0;
+}
+
+/* Whether a PEM file holds at least one complete block of the wanted kind
+ * ("CERTIFICATE", or "PRIVATE KEY" for any "... PRIVATE KEY"): catches a
+ * wrong file at init instead of a TLS error at the first request. */
+static int check_pem(const char *opt, const char *path, const char *kind, char *err, size_t errlen)
+{
+        char line[256];
+        bool in = false, found = false;
+        FILE *f;
+        int rc = check_regular(opt, path, err, errlen);
+
+        if (rc)
+                return rc;
+        f = fopen(path, "re");
+        if (!f) {
+                snprintf(err, errlen, "%s \"%s\": %s", opt, path, strerror(errno));
+                return -EINVAL;
+        }
+        while (!found && fgets(line, sizeof(line), f)) {
+                size_t n = strcspn(line, "\r\n");
+
+                line[n] = '\0';
+                if (!strncmp(line, "-----BEGIN ", 11) && n > 16 && !strcmp(line + n - 5, "-----") &&
+                    strstr(line, kind))
+                        in = true;
+                else if (in && !strncmp(line, "-----END ", 9) && strstr(line, kind))
+                        found = true;
+        }
+        fclose(f);
+        if (!found) {
+                snprintf(err, errlen, "%s \"%s\": no PEM %s in it", opt, path, kind);
+                return -EINVAL;
+        }
+        return 0;
+}
+
 /* Reads a small secret file: the first line, without the line end. */
 static int read_secret(const char *path, char **out, char *err, size_t errlen, const char *opt)
 {
         char buf[TOKEN_MAX + 1];
-        FILE *f = fopen(path, "re");
+        FILE *f;
         size_t n;
+        int rc = check_regular(opt, path, err, errlen);
 
+        if (rc)
+                return rc;
+        f = fopen(path, "re");
         if (!f) {
                 int e = errno;
 
@@ -132,6 +210,13 @@ static int read_secret(const char *path, char **out, char *err, size_t errlen, c
                 return -EINVAL;
         }
         n = fread(buf, 1, TOKEN_MAX, f);
+        if (ferror(f)) {
+                int e = errno;
+
+                fclose(f);
+                snprintf(err, errlen, "%s \"%s\": %s", opt, path, strerror(e));
+                return -EINVAL;
+        }
         fclose(f);
         buf[n] = '\0';
         buf[strcspn(buf, "\r\n")] = '\0';
@@ -143,8 +228,9 @@ static int read_secret(const char *path, char **out, char *err, size_t errlen, c
         return *out ? 0 : -ENOMEM;
 }
 
-static int check_url(const char *url, char *err, size_t errlen)
+static int check_url(const char *raw, char *err, size_t errlen)
 {
+        char url[1024]; /* for messages: never the password */
         CURLU *u = curl_url();
         char *scheme = NULL, *host = NULL;
         int rc = -EINVAL;
@@ -152,7 +238,8 @@ static int check_url(const char *url, char *err, size_t errlen)
 
         if (!u)
                 return -ENOMEM;
-        uc = curl_url_set(u, CURLUPART_URL, url, 0);
+        rw_redact_url(raw, url, sizeof(url));
+        uc = curl_url_set(u, CURLUPART_URL, raw, 0);
         if (uc) {
                 snprintf(err, errlen, "URL \"%s\": cannot be parsed (%s)", url,
                          curl_url_strerror(uc));
@@ -177,11 +264,7 @@ out:
 
 static int check_readable(const char *opt, const char *path, char *err, size_t errlen)
 {
-        if (path && access(path, R_OK)) {
-                snprintf(err, errlen, "%s \"%s\": %s", opt, path, strerror(errno));
-                return -EINVAL;
-        }
-        return 0;
+        return path ? check_regular(opt, path, err, errlen) : 0;
 }
 
 int rw_endpoint_cfg_check(const struct rw_endpoint_cfg *c, char *err, size_t errlen)
@@ -232,9 +315,12 @@ int rw_endpoint_cfg_check(const struct rw_endpoint_cfg *c, char *err, size_t err
         }
         rc = check_readable("BasicAuth password file", c->password_file, err, errlen);
         rc = rc ?: check_readable("BearerTokenFile", c->bearer_token_file, err, errlen);
-        rc = rc ?: check_readable("CACert", c->cacert, err, errlen);
-        rc = rc ?: check_readable("ClientCert", c->client_cert, err, errlen);
-        rc = rc ?: check_readable("ClientKey", c->client_key, err, errlen);
+        if (!rc && c->cacert)
+                rc = check_pem("CACert", c->cacert, "CERTIFICATE", err, errlen);
+        if (!rc && c->client_cert)
+                rc = check_pem("ClientCert", c->client_cert, "CERTIFICATE", err, errlen);
+        if (!rc && c->client_key)
+                rc = check_pem("ClientKey", c->client_key, "PRIVATE KEY", err, errlen);
         if (rc)
                 return rc;
         for (size_t i = 0; i < c->n_headers; i++) {
@@ -329,8 +415,7 @@ static void sync_spool_stats(struct rw_endpoint *ep)
         rw_spool_get_stats(ep->spool, &s);
         pthread_mutex_lock(&ep->stats_lock);
         ep->st.spool_bytes = s.bytes;
-        /* Set, not added: keep what the spool refused (spool_queue) in. */
-        ep->st.dropped[RW_DROP_SPOOL_SIZE] = s.dropped_size_samples + ep->spool_refused;
+        ep->st.dropped[RW_DROP_SPOOL_SIZE] = s.dropped_size_samples;
         ep->st.dropped[RW_DROP_SPOOL_AGE] = s.dropped_age_samples;
         ep->st.dropped[RW_DROP_SPOOL_CORRUPT] = s.dropped_corrupt_records;
         pthread_mutex_unlock(&ep->stats_lock);
@@ -348,6 +433,73 @@ static void spool_log(void *ctx, int level, const char *fmt, ...)
         vsnprintf(msg, sizeof(msg), fmt, ap);
         va_end(ap);
         EPLOG(ep, level, "%s", msg);
+}
+
+/* A spool failure: counted each time, logged the first time and then at
+ * most once a minute; the endpoint goes on without the spool (samples wait
+ * in memory, bounded by QueueCapacity) and tries it again SPOOL_RETRY_S
+ * later. */
+static void spool_failed(struct rw_endpoint *ep, const char *what)
+{
+        time_t now = time(NULL);
+
+        pthread_mutex_lock(&ep->stats_lock);
+        ep->st.spool_errors++;
+        pthread_mutex_unlock(&ep->stats_lock);
+        ep->spool_retry_at = mono_now() + SPOOL_RETRY_S;
+        if (!ep->spool_failing) {
+                ep->spool_failing = true;
+                ep->last_spool_log = now;
+                ep->spool_errors_unlogged = 0;
+                EPLOG(ep, RW_LOG_ERR,
+                      "spool %s: %s; going on without it (samples wait in memory, up to "
+                      "QueueCapacity), trying again every %d s",
+                      ep->c.spool_dir, what, SPOOL_RETRY_S);
+        } else if (now - ep->last_spool_log >= SPOOL_LOG_EVERY_S) {
+                EPLOG(ep, RW_LOG_ERR, "spool %s: still failing (%s), %" PRIu64 " errors since",
+                      ep->c.spool_dir, what, ep->spool_errors_unlogged + 1);
+                ep->last_spool_log = now;
+                ep->spool_errors_unlogged = 0;
+        } else {
+                ep->spool_errors_unlogged++;
+        }
+}
+
+static void spool_worked(struct rw_endpoint *ep)
+{
+        if (!ep->spool_failing)
+                return;
+        ep->spool_failing = false;
+        EPLOG(ep, RW_LOG_NOTICE, "spool %s: working again", ep->c.spool_dir);
+}
+
+/* Opens the spool; on failure the endpoint runs without one for now. */
+static bool spool_try_open(struct rw_endpoint *ep)
+{
+        struct rw_spool_opts so = {
+            .dir = ep->c.spool_dir,
+            .max_bytes = ep->c.spool_max_bytes,
+            .max_age_ms = (int64_t)(ep->c.spool_max_age * 1000),
+            .fsync = ep->c.spool_fsync,
+            .log = spool_log,
+            .log_ctx = ep,
+        };
+        char err[512];
+        int rc;
+
+        if (ep->spool)
+                return true;
+        err[0] = '\0';
+        rc = rw_spool_open(&so, &ep->spool, err, sizeof(err));
+        if (rc) {
+                char what[600];
+
+                snprintf(what, sizeof(what), "cannot open it (%s)", err[0] ? err : strerror(-rc));
+                spool_failed(ep, what);
+                return false;
+        }
+        sync_spool_stats(ep);
+        return true;
 }
 
 int rw_endpoint_new(const struct rw_endpoint_cfg *c, const char *user_agent, rw_log_fn log,
@@ -373,9 +525,11 @@ int rw_endpoint_new(const struct rw_endpoint_cfg *c, const char *user_agent, rw_
         ep->user_agent = strdup(user_agent);
         ep->q = rw_queue_new(c->queue_capacity);
         ep->enc = rw_encoder_new(c->metadata);
+        ep->batch = calloc(c->max_samples_per_send, sizeof(*ep->batch));
         ep->curl = curl_easy_init();
         ep->backoff = c->min_backoff;
-        if (!ep->user_agent || !ep->q || !ep->enc || !ep->curl) {
+        ep->last_take = mono_now();
+        if (!ep->user_agent || !ep->q || !ep->enc || !ep->batch || !ep->curl) {
                 snprintf(err, errlen, "out of memory");
                 rc = -ENOMEM;
                 goto fail;
@@ -395,20 +549,8 @@ int rw_endpoint_new(const struct rw_endpoint_cfg *c, const char *user_agent, rw_
                         goto fail;
         }
         if (c->spool_dir) {
-                struct rw_spool_opts so = {
-                    .dir = c->spool_dir,
-                    .max_bytes = c->spool_max_bytes,
-                    .max_age_ms = (int64_t)(c->spool_max_age * 1000),
-                    .fsync = c->spool_fsync,
-                    .log = spool_log,
-                    .log_ctx = ep,
-                };
-
-                rc = rw_spool_open(&so, &ep->spool, err, errlen);
-                if (rc)
-                        goto fail;
-                sync_spool_stats(ep);
-                if (!rw_spool_empty(ep->spool))
+                spool_try_open(ep);
+                if (ep->spool && !rw_spool_empty(ep->spool))
                         EPLOG(ep, RW_LOG_INFO, "spool %s holds %" PRIu64 " bytes to replay",
                               c->spool_dir, ep->st.spool_bytes);
         }
@@ -420,6 +562,7 @@ fail:
         rw_spool_close(ep->spool);
         rw_queue_free(ep->q);
         rw_encoder_free(ep->enc);
+        free(ep->batch);
         if (ep->curl)
                 curl_easy_cleanup(ep->curl);
         free(ep->user_agent);
@@ -489,6 +632,25 @@ static size_t on_header(char *data, size_t size, size_t nmemb, void *ctx)
         return n;
 }
 
+static bool drain(struct rw_endpoint *ep, bool all);
+
+/* Called by libcurl about once a second (more often while data flows)
+ * during a request: a slow receiver must not keep what is queued in memory
+ * longer than BatchDeadline. */
+static int on_progress(void *ctx, curl_off_t dltotal, curl_off_t dlnow, curl_off_t ultotal,
+                       curl_off_t ulnow)
+{
+        struct rw_endpoint *ep = ctx;
+
+        (void)dltotal;
+        (void)dlnow;
+        (void)ultotal;
+        (void)ulnow;
+        if (ep->c.spool_dir)
+                drain(ep, false);
+        return 0;
+}
+
 /* One POST; returns the HTTP status, or 0 when there was no answer. */
 static long post(struct rw_endpoint *ep, const uint8_t *body, size_t len, double timeout,
                  char *cerr)
@@ -540,6 +702,9 @@ static long post(struct rw_endpoint *ep, const uint8_t *body, size_t len, double
         curl_easy_setopt(c, CURLOPT_HEADERFUNCTION, on_header);
         curl_easy_setopt(c, CURLOPT_HEADERDATA, ep);
         curl_easy_setopt(c, CURLOPT_ERRORBUFFER, cerr);
+        curl_easy_setopt(c, CURLOPT_NOPROGRESS, 0L);
+        curl_easy_setopt(c, CURLOPT_XFERINFOFUNCTION, on_progress);
+        curl_easy_setopt(c, CURLOPT_XFERINFODATA, ep);
         curl_easy_setopt(c, CURLOPT_SSL_VERIFYPEER, ep->c.verify_peer ? 1L : 0L);
         curl_easy_setopt(c, CURLOPT_SSL_VERIFYHOST, ep->c.verify_peer ? 2L : 0L);
         if (ep->c.cacert)
@@ -606,41 +771,83 @@ static int encode_batch(struct rw_endpoint *ep, struct rw_sample *batch, struct 
         return rc;
 }
 
-/* Puts a finished body into the spool; false when that failed (the caller
- * keeps it in memory then). */
+/* Appends a finished body to the spool; false when that failed (counted
+ * and logged by spool_failed). */
 static bool spool_put(struct rw_endpoint *ep, const struct pending *p)
 {
         int rc = rw_spool_append(ep->spool, p->data, p->len, p->samples, wall_ms());
 
         if (rc) {
-                EPLOG(ep, RW_LOG_ERR, "spool %s: appending %u samples failed: %s", ep->c.spool_dir,
-                      p->samples, strerror(-rc));
+                char what[128];
+
+                snprintf(what, sizeof(what), "appending %u samples: %s", p->samples, strerror(-rc));
+                spool_failed(ep, what);
                 return false;
         }
+        spool_worked(ep);
         sync_spool_stats(ep);
         return true;
 }
 
-/* While waiting to retry, full batches go to the spool, so the memory queue
- * never has to refuse samples during an outage. */
-static void spool_queue(struct rw_endpoint *ep, struct rw_sample *batch, bool all)
+/* Whether new batches may go to the spool now: it is open (or opens now),
+ * did not fail in the last SPOOL_RETRY_S, and holds back no refused batch. */
+static bool spool_writable(struct rw_endpoint *ep)
 {
-        while (ep->spool && (rw_queue_len(ep->q) >= ep->c.max_samples_per_send ||
-                             (all && rw_queue_len(ep->q) > 0))) {
+        if (!ep->c.spool_dir || ep->held.data || mono_now() < ep->spool_retry_at)
+                return false;
+        return spool_try_open(ep);
+}
+
+/* Moves queued samples to the spool: full batches at once, and the rest
+ * once BatchDeadline passed since the queue was last emptied, or all of it
+ * with `all`. This is what bounds a crash's loss to the samples of the last
+ * BatchDeadline: with a spool every batch goes to disk before it is sent
+ * (write-ahead) and leaves it only once the receiver answered. A batch the
+ * spool refuses is held in memory. Returns false when the spool cannot be
+ * written now (the samples stay queued). */
+static bool drain(struct rw_endpoint *ep, bool all)
+{
+        double now = mono_now();
+        bool due = all || now - ep->last_take >= ep->c.batch_deadline, ok = true;
+
+        if (ep->draining)
+                return true;
+        ep->draining = true;
+        while (rw_queue_len(ep->q) >= ep->c.max_samples_per_send ||
+               (due && rw_queue_len(ep->q) > 0)) {
                 struct pending b = {0};
 
-                if (encode_batch(ep, batch, &b))
+                if (!spool_writable(ep)) {
+                        ok = false;
+                        break;
+                }
+                if (encode_batch(ep, ep->batch, &b))
                         continue;
                 if (!spool_put(ep, &b)) {
-                        if (all) {
-                                stat_add(ep, &ep->st.dropped[RW_DROP_SHUTDOWN], b.samples);
-                        } else {
-                                ep->spool_refused += b.samples;
-                                sync_spool_stats(ep);
-                        }
+                        ep->held = b; /* takes the body */
+                        ok = false;
+                        break;
                 }
                 free(b.data);
         }
+        if (due)
+                ep->last_take = now;
+        ep->draining = false;
+        return ok;
+}
+
+/* The receiver's answer for a log line: its text is not ours, so control
+ * characters are escaped (no forged log lines). */
+static const char *body_text(struct rw_endpoint *ep)
+{
+        size_t n = ep->body_len;
+
+        /* The line end most bodies have is no news. */
+        while (n && (ep->body[n - 1] == '\n' || ep->body[n - 1] == '\r'))
+                n--;
+        if (!n)
+                return "(empty body)";
+        return rw_log_escape(ep->body, n, ep->body_esc, sizeof(ep->body_esc));
 }
 
 static void log_drop(struct rw_endpoint *ep, long status)
@@ -652,7 +859,7 @@ static void log_drop(struct rw_endpoint *ep, long status)
                 return;
         ep->last_body_log = now;
         EPLOG(ep, RW_LOG_ERR, "HTTP %ld, dropped %u samples (not retryable): %s", status,
-              ep->p.samples, ep->body_len ? ep->body : "(empty body)");
+              ep->p.samples, body_text(ep));
 }
 
 /* Sends the pending body once. Returns the verdict and, for RETRY, sets
@@ -695,11 +902,13 @@ static enum rw_verdict send_pending(struct rw_endpoint *ep, double timeout, doub
                 if (ep->backoff <= ep->c.min_backoff) {
                         char what[CURL_ERROR_SIZE + BODY_LOG_MAX + 64];
 
+                        char esc[CURL_ERROR_SIZE * 4];
+
                         if (status)
-                                snprintf(what, sizeof(what), "HTTP %ld: %s", status,
-                                         ep->body_len ? ep->body : "(empty body)");
+                                snprintf(what, sizeof(what), "HTTP %ld: %s", status, body_text(ep));
                         else
-                                snprintf(what, sizeof(what), "no answer: %s", cerr);
+                                snprintf(what, sizeof(what), "no answer: %s",
+                                         rw_log_escape(cerr, strlen(cerr), esc, sizeof(esc)));
                         EPLOG(ep, RW_LOG_WARNING, "%s; retrying %u samples with backoff up to %g s",
                               what, ep->p.samples, ep->c.max_backoff);
                 }
@@ -707,9 +916,11 @@ static enum rw_verdict send_pending(struct rw_endpoint *ep, double timeout, doub
         return v;
 }
 
-/* Gets the next body to send: the spool first (it is older), then the
- * queue. Waits up to the batch deadline for a full batch. */
-static bool next_pending(struct rw_endpoint *ep, struct rw_sample *batch)
+/* Gets the next body to send: the spool first (it is older), then a batch
+ * the spool refused, then the queue. Waits up to the batch deadline for a
+ * full batch; with a working spool the batch is appended to it and sent
+ * from there (false: the caller loops and peeks it). */
+static bool next_pending(struct rw_endpoint *ep)
 {
         if (ep->spool && !rw_spool_empty(ep->spool)) {
                 void *data = NULL;
@@ -726,19 +937,37 @@ static bool next_pending(struct rw_endpoint *ep, struct rw_sample *batch)
                 if (rc != -ENOENT) {
                         struct timespec dl = mono_ts(mono_now() + 1);
 
-                        EPLOG(ep, RW_LOG_ERR, "spool %s: reading failed: %s; trying again in 1 s",
-                              ep->c.spool_dir, strerror(-rc));
+                        char what[128];
+
+                        /* Logged and counted like a write error: once,
+                         * then at most once a minute. */
+                        snprintf(what, sizeof(what), "reading: %s", strerror(-rc));
+                        spool_failed(ep, what);
                         /* Not a busy loop on a broken disk. */
                         rw_queue_wait(ep->q, SIZE_MAX, &dl);
                         return false;
                 }
         }
-        if (!ep->stopping && rw_queue_len(ep->q) < ep->c.max_samples_per_send) {
-                struct timespec dl = mono_ts(mono_now() + ep->c.batch_deadline);
-
-                rw_queue_wait(ep->q, ep->c.max_samples_per_send, &dl);
+        if (ep->held.data) {
+                ep->p = ep->held;
+                memset(&ep->held, 0, sizeof(ep->held));
+                return true;
         }
-        return encode_batch(ep, batch, &ep->p) == 0;
+        if (!ep->stopping && rw_queue_len(ep->q) < ep->c.max_samples_per_send) {
+                double due = ep->last_take + ep->c.batch_deadline;
+                struct timespec dl;
+
+                if (due > mono_now()) {
+                        dl = mono_ts(due);
+                        rw_queue_wait(ep->q, ep->c.max_samples_per_send, &dl);
+                }
+        }
+        if (ep->c.spool_dir && spool_writable(ep)) {
+                drain(ep, true);
+                return false;
+        }
+        ep->last_take = mono_now();
+        return encode_batch(ep, ep->batch, &ep->p) == 0;
 }
 
 static void finish_pending(struct rw_endpoint *ep)
@@ -752,30 +981,41 @@ static void finish_pending(struct rw_endpoint *ep)
 
 /* At shutdown, whatever could not be sent goes to the spool or is counted
  * as dropped. */
-static void park_leftovers(struct rw_endpoint *ep, struct rw_sample *batch)
+static void park_leftovers(struct rw_endpoint *ep)
 {
         uint64_t lost = 0;
+        size_t n;
 
+        ep->spool_retry_at = 0; /* one more try for what is left */
         if (ep->p.data && !ep->p.from_spool) {
-                if (!ep->spool || !spool_put(ep, &ep->p))
+                if (!spool_writable(ep) || !spool_put(ep, &ep->p))
                         lost += ep->p.samples;
         }
         pending_clear(ep);
-        if (ep->spool) {
-                spool_queue(ep, batch, true);
-        } else {
-                size_t n;
+        if (ep->held.data) {
+                struct pending h = ep->held;
 
-                while ((n = rw_queue_pop(ep->q, batch, ep->c.max_samples_per_send)) > 0) {
-                        lost += n;
-                        for (size_t i = 0; i < n; i++)
-                                free(batch[i].series);
-                }
+                memset(&ep->held, 0, sizeof(ep->held));
+                if (!spool_writable(ep) || !spool_put(ep, &h))
+                        lost += h.samples;
+                free(h.data);
+        }
+        if (ep->c.spool_dir)
+                drain(ep, true);
+        if (ep->held.data) {
+                lost += ep->held.samples;
+                free(ep->held.data);
+                memset(&ep->held, 0, sizeof(ep->held));
+        }
+        while ((n = rw_queue_pop(ep->q, ep->batch, ep->c.max_samples_per_send)) > 0) {
+                lost += n;
+                for (size_t i = 0; i < n; i++)
+                        free(ep->batch[i].series);
         }
         if (lost) {
                 stat_add(ep, &ep->st.dropped[RW_DROP_SHUTDOWN], lost);
                 EPLOG(ep, RW_LOG_WARNING, "shutdown: %" PRIu64 " samples could not be sent%s", lost,
-                      ep->spool ? " or spooled" : " (no SpoolDir)");
+                      ep->c.spool_dir ? " or spooled" : " (no SpoolDir)");
         } else if (ep->spool && !rw_spool_empty(ep->spool)) {
                 sync_spool_stats(ep);
                 EPLOG(ep, RW_LOG_INFO,
@@ -787,12 +1027,7 @@ static void park_leftovers(struct rw_endpoint *ep, struct rw_sample *batch)
 static void *sender_main(void *arg)
 {
         struct rw_endpoint *ep = arg;
-        struct rw_sample *batch = calloc(ep->c.max_samples_per_send, sizeof(*batch));
 
-        if (!batch) {
-                EPLOG(ep, RW_LOG_ERR, "out of memory, the sender does not run");
-                return NULL;
-        }
         for (;;) {
                 double timeout = ep->c.timeout, ra, sleep_s;
                 enum rw_verdict v;
@@ -800,12 +1035,13 @@ static void *sender_main(void *arg)
                 if (ep->stopping) {
                         double left = ep->stop_deadline - mono_now();
 
-                        if (left <= 0 || (!ep->p.data && rw_queue_len(ep->q) == 0 &&
-                                          (!ep->spool || rw_spool_empty(ep->spool))))
+                        if (left <= 0 ||
+                            (!ep->p.data && !ep->held.data && rw_queue_len(ep->q) == 0 &&
+                             (!ep->spool || rw_spool_empty(ep->spool))))
                                 break;
                         timeout = left < timeout ? left : timeout;
                 }
-                if (!ep->p.data && !next_pending(ep, batch))
+                if (!ep->p.data && !next_pending(ep))
                         continue;
                 v = send_pending(ep, timeout, &ra);
                 if (v != RW_VERDICT_RETRY) {
@@ -813,10 +1049,11 @@ static void *sender_main(void *arg)
                         finish_pending(ep);
                         continue;
                 }
-                /* A batch that failed once goes to disk at once: it is the
-                 * oldest data (the spool was empty when it was taken), and
-                 * from now on it survives a crash. */
-                if (ep->spool && !ep->p.from_spool && spool_put(ep, &ep->p))
+                /* A batch sent from memory (the spool was failing) goes to
+                 * disk once it can, if that keeps the order: only into an
+                 * empty spool, else it is sent first from memory. */
+                if (!ep->p.from_spool && ep->spool && rw_spool_empty(ep->spool) &&
+                    spool_writable(ep) && spool_put(ep, &ep->p))
                         pending_clear(ep);
                 /* A spooled record is read again for each attempt, so that
                  * SpoolMaxAge and SpoolMaxBytes still apply to it: kept in
@@ -834,17 +1071,25 @@ static void *sender_main(void *arg)
 
                         while (mono_now() < until &&
                                !(ep->stopping && mono_now() >= ep->stop_deadline)) {
-                                struct timespec dl = mono_ts(until);
+                                double wake = until;
+                                size_t want = SIZE_MAX;
+                                struct timespec dl;
 
-                                spool_queue(ep, batch, false);
-                                rw_queue_wait(ep->q, ep->c.max_samples_per_send, &dl);
+                                /* While the endpoint is down the queue
+                                 * goes to the spool every BatchDeadline. */
+                                if (ep->c.spool_dir && drain(ep, false)) {
+                                        want = ep->c.max_samples_per_send;
+                                        if (ep->last_take + ep->c.batch_deadline < wake)
+                                                wake = ep->last_take + ep->c.batch_deadline;
+                                }
+                                dl = mono_ts(wake);
+                                rw_queue_wait(ep->q, want, &dl);
                                 if (ep->stopping)
                                         break;
                         }
                 }
         }
-        park_leftovers(ep, batch);
-        free(batch);
+        park_leftovers(ep);
         return NULL;
 }
 
@@ -880,6 +1125,8 @@ void rw_endpoint_stop(struct rw_endpoint *ep)
         rw_encoder_free(ep->enc);
         curl_easy_cleanup(ep->curl);
         free(ep->p.data);
+        free(ep->held.data);
+        free(ep->batch);
         free(ep->user_agent);
         free(ep->password);
         rw_endpoint_cfg_free(&ep->c);

@@ -7,10 +7,14 @@
  * bounded queue and return at once. The sender thread takes batches of up
  * to max_samples (or what arrived within batch_deadline), encodes and
  * compresses them, and POSTs one request at a time, so every series stays
- * in order. A request that must be retried is kept and sent again after a
- * backoff; meanwhile, with a spool, new batches are written to disk and
- * replayed, oldest first, once the endpoint answers again. While the spool
- * holds data every new batch goes through it, which keeps the order.
+ * in order. With a spool every batch is appended to it first (write-ahead)
+ * and sent from there, oldest first; a record leaves the spool only once
+ * the receiver answered, and the queue goes to the spool every
+ * batch_deadline even while a request or a backoff blocks the sender, so a
+ * crash loses at most the samples of the last batch_deadline (+ 1 s). A
+ * spool that fails is retried every 10 s; meanwhile the endpoint works as
+ * without one (a request that must be retried is kept in memory and sent
+ * again after a backoff).
  */
 #ifndef PCIESCOPE_RW_ENDPOINT_H
 #define PCIESCOPE_RW_ENDPOINT_H
@@ -71,6 +75,7 @@ struct rw_endpoint_stats {
         uint64_t dropped[RW_DROP_NREASONS];
         uint64_t requests, requests_failed;
         uint64_t queue_length, spool_bytes;
+        uint64_t spool_errors;     /* failed spool opens and appends */
         double last_send_seconds;  /* latency of the last successful request */
         double send_seconds_total; /* sum over successful requests */
         int64_t last_success_ms;

@@ -7,6 +7,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -86,4 +87,54 @@ double rw_backoff(double *backoff, double retry_after, double min, double max)
                 *backoff = clamp(sleep * 2, min, max);
         }
         return sleep;
+}
+
+char *rw_log_escape(const char *in, size_t n, char *out, size_t outlen)
+{
+        static const char hex[] = "0123456789abcdef";
+        size_t o = 0;
+
+        if (!outlen)
+                return out;
+        for (size_t i = 0; i < n; i++) {
+                unsigned char c = (unsigned char)in[i];
+                char e[4];
+                size_t k = 0;
+
+                if (c == '\n' || c == '\r' || c == '\t' || c == '\\') {
+                        e[k++] = '\\';
+                        e[k++] = c == '\n' ? 'n' : c == '\r' ? 'r' : c == '\t' ? 't' : '\\';
+                } else if (c < 0x20 || c == 0x7f) {
+                        e[k++] = '\\';
+                        e[k++] = 'x';
+                        e[k++] = hex[c >> 4];
+                        e[k++] = hex[c & 15];
+                } else {
+                        e[k++] = (char)c;
+                }
+                if (o + k >= outlen)
+                        break;
+                memcpy(out + o, e, k);
+                o += k;
+        }
+        out[o] = '\0';
+        return out;
+}
+
+char *rw_redact_url(const char *url, char *out, size_t outlen)
+{
+        const char *auth = strstr(url, "://"), *end, *at = NULL;
+
+        if (!outlen)
+                return out;
+        auth = auth ? auth + 3 : url;
+        end = auth + strcspn(auth, "/?#");
+        for (const char *p = auth; p < end; p++)
+                if (*p == '@')
+                        at = p;
+        if (!at)
+                snprintf(out, outlen, "%s", url);
+        else
+                snprintf(out, outlen, "%.*s***%s", (int)(auth - url), url, at);
+        return out;
 }

@@ -10,6 +10,7 @@
 #define PCIESCOPE_RW_HTTP_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <time.h>
 
 /* Retry-After values beyond this are capped: a receiver must not be able to
@@ -32,5 +33,17 @@ int rw_parse_retry_after(const char *value, time_t now, double *seconds);
  * and the next one doubles; with it, the sleep is Retry-After and the next
  * backoff twice that; the backoff is always kept within [min, max]. */
 double rw_backoff(double *backoff, double retry_after, double min, double max);
+
+/* Copies n bytes of text from outside (a receiver's answer, curl's error
+ * message) for a log line: control characters, DEL and backslash become
+ * \n \r \t \\ or \xHH, so the text cannot forge log lines or send
+ * terminal escapes. Always terminated; cut (never mid-escape) when out is
+ * too small. Returns out. */
+char *rw_log_escape(const char *in, size_t n, char *out, size_t outlen);
+
+/* Copies a URL for a log line with its user information hidden: a
+ * "user:password@" before the host becomes "***@", whether or not the URL
+ * is otherwise valid. */
+char *rw_redact_url(const char *url, char *out, size_t outlen);
 
 #endif

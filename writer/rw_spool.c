@@ -36,6 +36,10 @@ struct rw_spool {
         uint64_t plen; /* size of the peeked record, 0 if none */
         uint32_t psamples;
         struct rw_spool_stats st;
+        /* The cursor on disk may name a segment that is gone (it could not
+         * be rewritten at open): no new segment until it is rewritten. */
+        bool cursor_stale;
+        bool sealed; /* the newest segment takes no more appends */
 };
 
 uint32_t rw_crc32(uint32_t crc, const void *data, size_t len)
@@ -206,14 +210,24 @@ static int write_cursor(struct rw_spool *sp)
         fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
         if (fd < 0)
                 return -errno;
-        if (write(fd, line, (size_t)len) != len) {
-                int err = -errno;
+        errno = 0;
+        if (write(fd, line, (size_t)len) != len || close(fd)) {
+                /* A short write of a few bytes to a new file: the disk is
+                 * full. No empty or half cursor.tmp is left behind. */
+                int err = errno ? -errno : -ENOSPC;
 
                 close(fd);
-                return err ? err : -EIO;
+                unlink(tmp);
+                return err;
         }
-        close(fd);
-        return rename(tmp, path) ? -errno : 0;
+        if (rename(tmp, path)) {
+                int err = -errno;
+
+                unlink(tmp);
+                return err;
+        }
+        sp->cursor_stale = false;
+        return 0;
 }
 
 /* Reads the cursor; missing or unparsable means "from the start". */
@@ -371,9 +385,14 @@ int rw_spool_open(const struct rw_spool_opts *o, struct rw_spool **out, char *er
          * next open delete the new, lower-numbered ones unsent. */
         rc = write_cursor(sp);
         if (rc) {
-                snprintf(err, errlen, "SpoolDir \"%s\": cannot write the cursor: %s", sp->dir,
-                         strerror(-rc));
-                goto fail;
+                /* Not fatal (a full disk): what is spooled can still be
+                 * replayed, which frees space; no segment is created
+                 * before the cursor could be written (open_writer). */
+                SPLOG(sp, RW_LOG_WARNING,
+                      "remote_write: spool %s: cannot write the cursor: %s; replaying what is "
+                      "there, appending once it can be written",
+                      sp->dir, strerror(-rc));
+                sp->cursor_stale = true;
         }
         *out = sp;
         return 0;
@@ -437,12 +456,17 @@ static int open_writer(struct rw_spool *sp)
 
         if (sp->wfd >= 0 && sp->n && sp->segs[sp->n - 1].size < sp->o.segment_bytes)
                 return 0;
-        if (sp->wfd < 0 && sp->n && sp->segs[sp->n - 1].size < sp->o.segment_bytes) {
+        if (sp->wfd < 0 && sp->n && sp->segs[sp->n - 1].size < sp->o.segment_bytes && !sp->sealed) {
                 /* Go on appending to the newest segment left from before. */
                 id = sp->segs[sp->n - 1].id;
                 seg_path(sp, id, path, sizeof(path));
                 sp->wfd = open(path, O_WRONLY | O_APPEND | O_CLOEXEC);
                 return sp->wfd < 0 ? -errno : 0;
+        }
+        if (sp->cursor_stale) {
+                err = write_cursor(sp);
+                if (err)
+                        return err;
         }
         if (sp->wfd >= 0)
                 close(sp->wfd);
@@ -469,7 +493,40 @@ static int open_writer(struct rw_spool *sp)
         err = add_seg(sp, id, 0);
         if (err)
                 return err;
+        sp->sealed = false;
         return 0;
+}
+
+/* writev() until all of iov[0..1] is written. A short write on a regular
+ * file means the disk (or a limit) is full: writing the rest then fails with
+ * the real reason (ENOSPC, EDQUOT, EFBIG), which is what the caller sees.
+ * Returns the bytes written, or -1 with errno set (part may be written). */
+static ssize_t write_all(int fd, struct iovec *iov, size_t total)
+{
+        size_t done = 0;
+
+        while (done < total) {
+                ssize_t w = writev(fd, iov, 2);
+
+                if (w < 0) {
+                        if (errno == EINTR)
+                                continue;
+                        return -1;
+                }
+                if (w == 0) {
+                        errno = ENOSPC;
+                        return -1;
+                }
+                done += (size_t)w;
+                for (int i = 0; i < 2; i++) {
+                        size_t k = (size_t)w < iov[i].iov_len ? (size_t)w : iov[i].iov_len;
+
+                        iov[i].iov_base = (uint8_t *)iov[i].iov_base + k;
+                        iov[i].iov_len -= k;
+                        w -= (ssize_t)k;
+                }
+        }
+        return (ssize_t)done;
 }
 
 int rw_spool_append(struct rw_spool *sp, const void *data, size_t len, uint32_t samples,
@@ -495,21 +552,25 @@ int rw_spool_append(struct rw_spool *sp, const void *data, size_t len, uint32_t 
         iov[0] = (struct iovec){.iov_base = h, .iov_len = sizeof(h)};
         iov[1] = (struct iovec){.iov_base = (void *)data, .iov_len = len};
         g = &sp->segs[sp->n - 1];
-        w = writev(sp->wfd, iov, 2);
-        if (w != (ssize_t)(sizeof(h) + len)) {
-                err = w < 0 ? -errno : -EIO;
-                /* Leave no partial record behind for the reader. */
-                if (w > 0) {
-                        char path[4096];
+        w = write_all(sp->wfd, iov, sizeof(h) + len);
+        err = w < 0 ? -errno : 0;
+        if (!err && sp->o.fsync && fdatasync(sp->wfd))
+                err = -errno;
+        if (err) {
+                char path[4096];
 
-                        seg_path(sp, g->id, path, sizeof(path));
-                        if (truncate(path, (off_t)g->size))
-                                err = -errno;
+                /* Leave no partial (or unsynced) record behind for the
+                 * reader, and the next append where g->size says. */
+                seg_path(sp, g->id, path, sizeof(path));
+                if (truncate(path, (off_t)g->size) && errno != ENOENT) {
+                        /* Appends go to a new segment then: the reader
+                         * never looks past g->size. */
+                        close(sp->wfd);
+                        sp->wfd = -1;
+                        sp->sealed = true;
                 }
                 return err;
         }
-        if (sp->o.fsync && fdatasync(sp->wfd))
-                return -errno;
         g->size += sizeof(h) + len;
         g->records++;
         g->samples += samples;

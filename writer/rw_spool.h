@@ -20,6 +20,11 @@
  * may be sent again (exact duplicates, which Prometheus ignores), never
  * lost.
  *
+ * A full disk: an append that does not fit fails with the real errno
+ * (ENOSPC) and leaves no partial record; an open whose cursor cannot be
+ * written still succeeds (replay frees space) and creates no new segment
+ * until the cursor is written.
+ *
  * Limits: past max_bytes the oldest whole segments are removed; records
  * older than max_age_ms are skipped at replay; a corrupt record ends its
  * segment. Each is counted in the stats (samples when known) and logged.

@@ -48,4 +48,29 @@ check "... and the plugin did not start" bash -c "! grep -q 'endpoint(s) started
 try 'remote_write plugin: 1 endpoint\(s\) started' "a good configuration starts" \
 	'<Endpoint "e">' 'URL "https://127.0.0.1:9/api/v1/write"' 'Timeout 1' 'Header "X-Scope-OrgID: t"' \
 	'ExternalLabel "cluster" "c1"' 'RenameMetric "a" "b"' 'DropLabel "x"' '</Endpoint>'
+# issue 19: one ERROR line per bad option, no password in the log, file
+# options checked at init, one endpoint that cannot start leaves the others.
+try '\[error\] remote_write plugin: Endpoint "e": option Timeout "ten": want seconds' \
+	"Timeout \"ten\" refused" \
+	'<Endpoint "e">' 'URL "http://127.0.0.1:9/api/v1/write"' 'Timeout "ten"' '</Endpoint>'
+check "... in one ERROR line (not a second one from collectd's helper)" \
+	[ "$(grep -c 'Timeout' "$rw_tmp/c$case_n.log")" = 1 ]
+try '\[error\] remote_write plugin: Endpoint "e": URL "https://\*\*\*@exa mple.com/api/v1/write": cannot be parsed' \
+	"a bad URL is logged with its password hidden" \
+	'<Endpoint "e">' 'URL "https://alice:s3cr3t@exa mple.com/api/v1/write"' '</Endpoint>'
+check "... and the password is nowhere in the log" bash -c "! grep -q s3cr3t '$rw_tmp/c$case_n.log'"
+try '\[error\] remote_write plugin: Endpoint "e": option URL "https://\*\*\*@h/w": want a string' \
+	"a URL option with a wrong value count hides the password too" \
+	'<Endpoint "e">' 'URL "https://alice:s3cr3t@h/w" 3' '</Endpoint>'
+check "... and the password is nowhere in the log" bash -c "! grep -q s3cr3t '$rw_tmp/c$case_n.log'"
+try "\\[error\\] remote_write plugin: Endpoint \"e\": BearerTokenFile \"$rw_tmp\": is a directory" \
+	"a directory as BearerTokenFile refused as such" \
+	'<Endpoint "e">' 'URL "http://127.0.0.1:9/api/v1/write"' "BearerTokenFile \"$rw_tmp\"" '</Endpoint>'
+try '\[error\] remote_write plugin: Endpoint "e": CACert "/etc/passwd": no PEM CERTIFICATE' \
+	"a CACert that is no PEM certificate refused at init" \
+	'<Endpoint "e">' 'URL "https://127.0.0.1:9/api/v1/write"' 'CACert "/etc/passwd"' '</Endpoint>'
+try 'remote_write plugin: 1 endpoint\(s\) started, 1 could not' \
+	"an endpoint that cannot start leaves the other one running" \
+	'<Endpoint "bad">' 'URL "http://127.0.0.1:9/api/v1/write"' "BearerTokenFile \"$rw_tmp/missing-token\"" '</Endpoint>' \
+	'<Endpoint "good">' 'URL "http://127.0.0.1:9/api/v1/write"' '</Endpoint>'
 done_testing

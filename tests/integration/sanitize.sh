@@ -1,10 +1,11 @@
 #!/bin/bash
 # sanitize.sh - every unit test, rebuilt with AddressSanitizer (with leak
 # detection) and UndefinedBehaviorSanitizer (-fno-sanitize-recover: the first
-# report fails the run), passes with no report. The tree is configured and
-# built a second time in a scratch directory with the sanitizer flags, so
-# the normal build is untouched; each tests/unit/test_* binary found there
-# is one result.
+# report fails the run), passes with no report; so do the CLI integration
+# tests (cli.sh, trace_cli.sh, uncore_cli.sh) run against the sanitized
+# pciescope. The tree is configured and built a second time in a scratch
+# directory with the sanitizer flags, so the normal build is untouched; each
+# tests/unit/test_* binary found there is one result, each CLI script one.
 . "$(dirname "$0")/lib.sh"
 
 CC_SAN=${CC_SAN:-$(command -v gcc || command -v clang || command -v cc)}
@@ -32,8 +33,10 @@ if ! "$top_srcdir/configure" CC="$CC_SAN" CFLAGS="-g -O1 $SAN" LDFLAGS="$SAN" >c
 	done_testing
 	exit 1
 fi
+# The CLI and the tools the CLI scripts use, too.
+cli_progs="cli/pciescope tests/tools/ptt_perfdata tests/tools/sim_write"
 if ! progs=$(make -s print-check-programs 2>build.log) ||
-	! make -j"$(nproc)" $progs >>build.log 2>&1; then
+	! make -j"$(nproc)" $progs $cli_progs >>build.log 2>&1; then
 	not_ok "build with sanitizers"
 	grep -E 'error|Error' build.log | head -20 | sed 's/^/# /'
 	done_testing
@@ -60,4 +63,46 @@ for t in tests/unit/test_*; do
 	fi
 done
 check "sanitized unit tests found ($n)" [ "$n" -ge 20 ]
+
+# The CLI scripts against the sanitized build: each passes, and no
+# sanitizer report was seen. The scripts run with a top_builddir whose
+# cli/pciescope is a wrapper that keeps a copy of every report, so that one
+# cannot be lost in a script that discards the CLI's stderr or expects it
+# to fail (log_path is not honoured by gcc's UBSan next to ASan).
+mkdir -p "$work/reports" "$work/shim/cli"
+ln -s "$work/build/tests" "$work/shim/tests"
+ln -s "$work/build/plugin" "$work/shim/plugin"
+cat >"$work/shim/cli/pciescope" <<EOF
+#!/bin/bash
+# a terminal stays a terminal (progress bars): reports show there
+[ -t 2 ] && exec "$work/build/cli/pciescope" "\$@"
+err=\$(mktemp)
+"$work/build/cli/pciescope" "\$@" 2>"\$err"
+rc=\$?
+cat "\$err" >&2
+grep -qE 'runtime error|AddressSanitizer|LeakSanitizer' "\$err" && cp "\$err" "$work/reports/report.\$\$"
+rm -f "\$err"
+exit \$rc
+EOF
+chmod +x "$work/shim/cli/pciescope"
+for script in cli.sh trace_cli.sh uncore_cli.sh; do
+	out="$work/$script.out"
+	rm -f "$work/reports/"*
+	(cd "$work/build" && unset CMOCKA_MESSAGE_OUTPUT &&
+		top_srcdir="$top_srcdir" top_builddir="$work/shim" \
+		bash "$top_srcdir/tests/integration/$script") >"$out" 2>&1
+	rc=$?
+	fails=$(grep -c '^not ok' "$out")
+	passes=$(grep -c '^ok' "$out")
+	reports=$(find "$work/reports" -type f | wc -l)
+	if [ $rc -eq 0 ] && [ "$fails" = 0 ] && [ "$reports" = 0 ] && [ "$passes" -gt 0 ]; then
+		ok "asan+ubsan: $script ($passes checks)"
+	elif grep -q '^1\.\.0 # SKIP' "$out"; then
+		ok "asan+ubsan: $script # SKIP $(sed -n 's/^1\.\.0 # SKIP //p' "$out")"
+	else
+		not_ok "asan+ubsan: $script (exit $rc, $fails failed checks, $reports sanitizer reports)"
+		grep '^not ok' "$out" | head -10 | sed 's/^/# /'
+		cat "$work/reports/"* 2>/dev/null | grep -E 'runtime error|ERROR|SUMMARY|#[0-9] ' | head -20 | sed 's/^/# /'
+	fi
+done
 done_testing

@@ -97,12 +97,44 @@ static void test_backoff(void **state)
         assert_float_equal(sleep, 0.06, 1e-9);
 }
 
+/* Text from a receiver for a log line: control characters escaped, cut
+ * whole, never past the buffer. */
+static void test_log_escape(void **state)
+{
+        char out[64], small[8];
+
+        (void)state;
+        rw_log_escape("a\nb\r\x1b[31m\\\x7f\t", 12, out, sizeof(out));
+        assert_string_equal(out, "a\\nb\\r\\x1b[31m\\\\\\x7f\\t");
+        rw_log_escape("ab\ncd", 5, small, sizeof(small));
+        assert_string_equal(small, "ab\\ncd");
+        rw_log_escape("abc\x01", 4, small, 6);
+        assert_string_equal(small, "abc"); /* "\x01" does not fit: cut before */
+        rw_log_escape("x", 0, out, sizeof(out));
+        assert_string_equal(out, "");
+}
+
+/* A URL's user information never reaches a log line. */
+static void test_redact_url(void **state)
+{
+        char out[128];
+
+        (void)state;
+        assert_string_equal(rw_redact_url("https://u:p@h:1/w?a@b", out, sizeof(out)),
+                            "https://***@h:1/w?a@b");
+        assert_string_equal(rw_redact_url("http://a@b@host/x", out, sizeof(out)),
+                            "http://***@host/x");
+        assert_string_equal(rw_redact_url("http://host/a@b", out, sizeof(out)), "http://host/a@b");
+        assert_string_equal(rw_redact_url("user:pw@host", out, sizeof(out)), "***@host");
+        assert_string_equal(rw_redact_url("", out, sizeof(out)), "");
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
-            cmocka_unit_test(test_classify),
-            cmocka_unit_test(test_retry_after),
-            cmocka_unit_test(test_backoff),
+            cmocka_unit_test(test_classify),   cmocka_unit_test(test_retry_after),
+            cmocka_unit_test(test_backoff),    cmocka_unit_test(test_log_escape),
+            cmocka_unit_test(test_redact_url),
         };
 
         return cmocka_run_group_tests(tests, NULL, NULL);

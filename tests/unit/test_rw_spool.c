@@ -4,8 +4,11 @@
  * segments, the cursor surviving a restart, a torn tail cut off at open, a
  * corrupt record skipping (and counting) the rest of its segment, the size
  * limit dropping the oldest segments, the age limit, the directory lock,
- * and clear errors for an unusable directory.
+ * and clear errors for an unusable directory; a full disk: a short write
+ * reports the real errno (ENOSPC, not EIO) and leaves no partial record, and
+ * a disk full at open still opens (replay frees space) with no cursor.tmp.
  */
+#define _GNU_SOURCE /* unshare */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -18,7 +21,12 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <sched.h>
+#include <signal.h>
+#include <sys/mount.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "rw_spool.h"
@@ -318,6 +326,142 @@ static void test_crc(void **state)
         assert_int_equal(rw_crc32(0, "123456789", 9), 0xcbf43926u);
 }
 
+/* A file size limit makes the record's write short: the spool must report
+ * why (EFBIG here, ENOSPC on a full disk), not EIO, and cut the partial
+ * record so that the next open finds only whole ones. */
+static void test_short_write_errno(void **state)
+{
+        struct rw_spool *sp = open_sp(0, 0, 1 << 20);
+        struct rlimit old, lim;
+        char *buf = calloc(1, 8192);
+        void (*prev)(int) = signal(SIGXFSZ, SIG_IGN);
+        int rc;
+
+        (void)state;
+        put(sp, 0, 100, 1);
+        assert_int_equal(getrlimit(RLIMIT_FSIZE, &old), 0);
+        lim = old;
+        lim.rlim_cur = 4096;
+        assert_int_equal(setrlimit(RLIMIT_FSIZE, &lim), 0);
+        rc = rw_spool_append(sp, buf, 8192, 1, 2);
+        assert_int_equal(setrlimit(RLIMIT_FSIZE, &old), 0);
+        signal(SIGXFSZ, prev);
+        assert_int_equal(rc, -EFBIG);
+        put(sp, 2, 100, 3);
+        rw_spool_close(sp);
+        sp = open_sp(0, 0, 1 << 20);
+        {
+                struct rw_spool_stats st;
+
+                rw_spool_get_stats(sp, &st);
+                assert_int_equal(st.records, 2);
+                assert_int_equal(st.dropped_corrupt_records, 0);
+        }
+        rw_spool_close(sp);
+        free(buf);
+}
+
+/* In a child with a mount namespace of its own (root only, else skipped):
+ * a 64 KiB tmpfs. Returns the child's exit status: 0 passed, 77 skipped. */
+static int in_small_tmpfs(void (*fn)(const char *mnt))
+{
+        pid_t pid = fork();
+        int st;
+
+        assert_true(pid >= 0);
+        if (pid == 0) {
+                char mnt[300];
+
+                snprintf(mnt, sizeof(mnt), "%s/mnt", dir);
+                if (mkdir(mnt, 0700) || unshare(CLONE_NEWNS) ||
+                    mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) ||
+                    mount("tmpfs", mnt, "tmpfs", 0, "size=64k"))
+                        _exit(77);
+                fn(mnt);
+                _exit(0);
+        }
+        assert_int_equal(waitpid(pid, &st, 0), pid);
+        return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
+#define CHILD_CHECK(c)                                                                             \
+        do {                                                                                       \
+                if (!(c)) {                                                                        \
+                        fprintf(stderr, "# %s:%d: %s\n", __FILE__, __LINE__, #c);                  \
+                        _exit(1);                                                                  \
+                }                                                                                  \
+        } while (0)
+
+static void fill_disk(const char *mnt)
+{
+        struct rw_spool_opts o = {.dir = mnt, .segment_bytes = 1 << 20};
+        struct rw_spool *sp;
+        char err[256], *buf = calloc(1, 10000);
+        int rc = 0, n = 0;
+
+        CHILD_CHECK(rw_spool_open(&o, &sp, err, sizeof(err)) == 0);
+        while (n < 100 && (rc = rw_spool_append(sp, buf, 10000, 1, 1)) == 0)
+                n++;
+        CHILD_CHECK(n >= 3 && n < 10);
+        CHILD_CHECK(rc == -ENOSPC);
+        rw_spool_close(sp);
+        CHILD_CHECK(rw_spool_open(&o, &sp, err, sizeof(err)) == 0);
+        {
+                struct rw_spool_stats st;
+
+                rw_spool_get_stats(sp, &st);
+                CHILD_CHECK(st.records == (uint64_t)n);
+        }
+        rw_spool_close(sp);
+        free(buf);
+}
+
+static void test_disk_full(void **state)
+{
+        int rc = in_small_tmpfs(fill_disk);
+
+        (void)state;
+        if (rc == 77)
+                skip();
+        assert_int_equal(rc, 0);
+}
+
+static void full_at_open(const char *mnt)
+{
+        char sd[400], filler[400], tmp[500];
+        struct rw_spool_opts o = {.dir = sd};
+        struct rw_spool *sp;
+        char err[256], buf[4096] = {0};
+        int fd;
+
+        snprintf(sd, sizeof(sd), "%s/spool", mnt);
+        snprintf(filler, sizeof(filler), "%s/filler", mnt);
+        snprintf(tmp, sizeof(tmp), "%s/cursor.tmp", sd);
+        CHILD_CHECK(mkdir(sd, 0700) == 0);
+        fd = open(filler, O_WRONLY | O_CREAT, 0600);
+        while (write(fd, buf, sizeof(buf)) == (ssize_t)sizeof(buf))
+                ;
+        close(fd);
+        err[0] = '\0';
+        CHILD_CHECK(rw_spool_open(&o, &sp, err, sizeof(err)) == 0);
+        CHILD_CHECK(access(tmp, F_OK) != 0);
+        CHILD_CHECK(rw_spool_append(sp, buf, 1000, 1, 1) == -ENOSPC);
+        CHILD_CHECK(access(tmp, F_OK) != 0);
+        unlink(filler);
+        CHILD_CHECK(rw_spool_append(sp, buf, 1000, 1, 1) == 0);
+        rw_spool_close(sp);
+}
+
+static void test_disk_full_at_open(void **state)
+{
+        int rc = in_small_tmpfs(full_at_open);
+
+        (void)state;
+        if (rc == 77)
+                skip();
+        assert_int_equal(rc, 0);
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
@@ -330,6 +474,9 @@ int main(void)
             cmocka_unit_test_setup_teardown(test_age_limit, setup, teardown),
             cmocka_unit_test_setup_teardown(test_cursor_without_segments, setup, teardown),
             cmocka_unit_test(test_crc),
+            cmocka_unit_test_setup_teardown(test_short_write_errno, setup, teardown),
+            cmocka_unit_test_setup_teardown(test_disk_full, setup, teardown),
+            cmocka_unit_test_setup_teardown(test_disk_full_at_open, setup, teardown),
         };
 
         return cmocka_run_group_tests(tests, NULL, NULL);

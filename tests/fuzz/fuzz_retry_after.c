@@ -1,0 +1,51 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * fuzz_retry_after.c - libFuzzer target: what a receiver sends back, as the
+ * sender reads it: rw_parse_retry_after() on any header value, and the log
+ * helpers on any text (rw_log_escape, rw_redact_url).
+ *
+ * Invariants (a violation traps): Retry-After is 0 or -EINVAL, and when 0
+ * a finite delay in [0, RW_RETRY_AFTER_MAX]; an escaped text holds no
+ * control character and fits its buffer; a redacted URL fits its buffer.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rw_http.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+        char *s = malloc(size + 1), esc[64], url[48];
+        double sec = -1;
+        int rc;
+
+        if (!s)
+                return 0;
+        memcpy(s, data, size);
+        s[size] = '\0';
+        /* a "now" before and after the dates a fuzzer is likely to make */
+        for (int k = 0; k < 2; k++) {
+                rc = rw_parse_retry_after(s, k ? (time_t)4102444800 : (time_t)1700000000, &sec);
+                if (rc != 0 && rc != -EINVAL)
+                        __builtin_trap();
+                if (rc == 0 && !(isfinite(sec) && sec >= 0 && sec <= RW_RETRY_AFTER_MAX))
+                        __builtin_trap();
+        }
+        rw_log_escape((const char *)data, size, esc, sizeof(esc));
+        if (strlen(esc) >= sizeof(esc))
+                __builtin_trap();
+        for (const char *p = esc; *p; p++)
+                if ((unsigned char)*p < 0x20 || *p == 0x7f)
+                        __builtin_trap();
+        rw_redact_url(s, url, sizeof(url));
+        if (strlen(url) >= sizeof(url))
+                __builtin_trap();
+        free(s);
+        return 0;
+}

@@ -5,6 +5,7 @@
 #include "rw_endpoint.h"
 
 #include <errno.h>
+#include <stdatomic.h>
 #include <stdarg.h>
 #include <inttypes.h>
 #include <pthread.h>
@@ -47,7 +48,7 @@ struct rw_endpoint {
         CURL *curl;
         pthread_t thread;
         bool started;
-        volatile bool stopping;
+        atomic_bool stopping; /* C11: set by the collectd thread, read by the sender */
         double stop_deadline; /* monotonic s, valid when stopping */
         pthread_mutex_t stats_lock;
         struct rw_endpoint_stats st;
@@ -953,7 +954,7 @@ static bool next_pending(struct rw_endpoint *ep)
                 memset(&ep->held, 0, sizeof(ep->held));
                 return true;
         }
-        if (!ep->stopping && rw_queue_len(ep->q) < ep->c.max_samples_per_send) {
+        if (!atomic_load(&ep->stopping) && rw_queue_len(ep->q) < ep->c.max_samples_per_send) {
                 double due = ep->last_take + ep->c.batch_deadline;
                 struct timespec dl;
 
@@ -1032,7 +1033,7 @@ static void *sender_main(void *arg)
                 double timeout = ep->c.timeout, ra, sleep_s;
                 enum rw_verdict v;
 
-                if (ep->stopping) {
+                if (atomic_load(&ep->stopping)) {
                         double left = ep->stop_deadline - mono_now();
 
                         if (left <= 0 ||
@@ -1062,7 +1063,7 @@ static void *sender_main(void *arg)
                 else if (ep->p.from_spool)
                         pending_clear(ep);
                 sleep_s = rw_backoff(&ep->backoff, ra, ep->c.min_backoff, ep->c.max_backoff);
-                if (ep->stopping) {
+                if (atomic_load(&ep->stopping)) {
                         if (mono_now() + sleep_s >= ep->stop_deadline)
                                 break;
                 }
@@ -1070,7 +1071,7 @@ static void *sender_main(void *arg)
                         double until = mono_now() + sleep_s;
 
                         while (mono_now() < until &&
-                               !(ep->stopping && mono_now() >= ep->stop_deadline)) {
+                               !(atomic_load(&ep->stopping) && mono_now() >= ep->stop_deadline)) {
                                 double wake = until;
                                 size_t want = SIZE_MAX;
                                 struct timespec dl;
@@ -1084,7 +1085,7 @@ static void *sender_main(void *arg)
                                 }
                                 dl = mono_ts(wake);
                                 rw_queue_wait(ep->q, want, &dl);
-                                if (ep->stopping)
+                                if (atomic_load(&ep->stopping))
                                         break;
                         }
                 }
@@ -1105,10 +1106,10 @@ int rw_endpoint_start(struct rw_endpoint *ep)
 
 void rw_endpoint_begin_stop(struct rw_endpoint *ep)
 {
-        if (!ep || !ep->started || ep->stopping)
+        if (!ep || !ep->started || atomic_load(&ep->stopping))
                 return;
         ep->stop_deadline = mono_now() + ep->c.timeout;
-        __atomic_store_n(&ep->stopping, true, __ATOMIC_RELEASE);
+        atomic_store(&ep->stopping, true);
         rw_queue_kick(ep->q);
 }
 

@@ -31,7 +31,7 @@ struct engine_unit {
         unsigned int source_bit;
         void *obj;
         char name[64];
-        bool started;
+        atomic_bool started; /* written by the unit's thread, read by the host */
         /* Threaded units: the thread, and the newest finished interval. */
         pthread_t thread;
         bool thread_started;
@@ -457,7 +457,7 @@ size_t engine_unit_count(const struct engine *e, unsigned int mask, size_t *star
                 if (!(u->source_bit & mask))
                         continue;
                 n++;
-                s += u->started || u->thread_started;
+                s += u->thread_started || u->started; /* a thread sets started itself */
         }
         if (started)
                 *started = s;

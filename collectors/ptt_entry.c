@@ -10,6 +10,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "text_buf.h"
+
 static uint32_t get32(const uint8_t *p)
 {
         return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
@@ -159,75 +161,28 @@ bool ptt_dword_shown_by_perf(enum ptt_format fmt, unsigned int index)
         return false;
 }
 
-/*
- * snprintf() of the few conversions the dump's per-entry text uses, by hand
- * (a trace dump formats millions of entries): the same characters, the
- * same truncation and terminating NUL, the same return value.
- */
-struct out {
-        char *buf;
-        size_t len, pos;
-};
-
-static void out_put(struct out *o, const char *s, size_t n)
-{
-        size_t room = o->pos < o->len ? o->len - o->pos : 0;
-
-        if (room) {
-                size_t k = n < room - 1 ? n : room - 1;
-
-                memcpy(o->buf + o->pos, s, k);
-                o->buf[o->pos + k] = '\0';
-        }
-        o->pos += n;
-}
-
-/* %x, or %#x with @alt (no 0x before a 0). */
-static void out_hex(struct out *o, uint32_t v, bool alt)
-{
-        static const char digits[] = "0123456789abcdef";
-        char tmp[10];
-        unsigned int n = 0;
-        bool zero = !v;
-
-        do {
-                tmp[sizeof(tmp) - 1 - n++] = digits[v & 0xf];
-                v >>= 4;
-        } while (v);
-        if (alt && !zero) {
-                tmp[sizeof(tmp) - 1 - n++] = 'x';
-                tmp[sizeof(tmp) - 1 - n++] = '0';
-        }
-        out_put(o, tmp + sizeof(tmp) - n, n);
-}
-
-static int out_done(const struct out *o)
-{
-        return o->pos > INT_MAX ? INT_MAX : (int)o->pos;
-}
-
 /* "Format %x Type %x T9 %x T8 %x TH %x SO %x Length %x Time %x" */
 static int label_4dw_fields(const struct ptt_entry *e, char *buf, size_t len)
 {
-        struct out o = {buf, buf ? len : 0, 0};
+        struct text_buf o = {buf, buf ? len : 0, 0};
 
-        out_put(&o, "Format ", 7);
-        out_hex(&o, e->fmt2, false);
-        out_put(&o, " Type ", 6);
-        out_hex(&o, e->type, false);
-        out_put(&o, " T9 ", 4);
-        out_hex(&o, e->t9, false);
-        out_put(&o, " T8 ", 4);
-        out_hex(&o, e->t8, false);
-        out_put(&o, " TH ", 4);
-        out_hex(&o, e->th, false);
-        out_put(&o, " SO ", 4);
-        out_hex(&o, e->so, false);
-        out_put(&o, " Length ", 8);
-        out_hex(&o, e->length, false);
-        out_put(&o, " Time ", 6);
-        out_hex(&o, e->time, false);
-        return out_done(&o);
+        text_put(&o, "Format ", 7);
+        text_hex(&o, e->fmt2, 0);
+        text_put(&o, " Type ", 6);
+        text_hex(&o, e->type, 0);
+        text_put(&o, " T9 ", 4);
+        text_hex(&o, e->t9, 0);
+        text_put(&o, " T8 ", 4);
+        text_hex(&o, e->t8, 0);
+        text_put(&o, " TH ", 4);
+        text_hex(&o, e->th, 0);
+        text_put(&o, " SO ", 4);
+        text_hex(&o, e->so, 0);
+        text_put(&o, " Length ", 8);
+        text_hex(&o, e->length, 0);
+        text_put(&o, " Time ", 6);
+        text_hex(&o, e->time, 0);
+        return text_len(&o);
 }
 
 int ptt_dword_perf_label(const struct ptt_entry *e, unsigned int index, char *buf, size_t len)
@@ -253,18 +208,18 @@ int ptt_entry_desc(const struct ptt_entry *e, char *buf, size_t len)
                 buf[0] = '\0';
         if (ptt_entry_tlp(e, &t) > 0) {
                 /* "%s time %#x%s %s" */
-                struct out o = {buf, len_or_0, 0};
+                struct text_buf o = {buf, len_or_0, 0};
                 const char *name = ptt_format_name(e->format);
 
                 tlp_desc(&t, tlp_text, sizeof(tlp_text));
-                out_put(&o, name, strlen(name));
-                out_put(&o, " time ", 6);
-                out_hex(&o, e->time, true);
+                text_put(&o, name, strlen(name));
+                text_put(&o, " time ", 6);
+                text_hex_alt(&o, e->time);
                 if (e->so)
-                        out_put(&o, " so", 3);
-                out_put(&o, " ", 1);
-                out_put(&o, tlp_text, strlen(tlp_text));
-                return out_done(&o);
+                        text_put(&o, " so", 3);
+                text_put(&o, " ", 1);
+                text_put(&o, tlp_text, strlen(tlp_text));
+                return text_len(&o);
         }
         if (e->format == PTT_FORMAT_8DW)
                 return snprintf(buf, len_or_0, "8DW bad: %08x %08x %08x %08x %08x %08x %08x %08x",

@@ -9,6 +9,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "text_buf.h"
+
 static uint32_t bits(uint32_t v, unsigned int hi, unsigned int lo)
 {
         return (v >> lo) & ((hi - lo == 31) ? 0xffffffffu : ((1u << (hi - lo + 1)) - 1));
@@ -277,124 +279,50 @@ bool tlp_cpl_is_last(const struct tlp *t)
         return t->byte_count <= carried;
 }
 
-/* Appends to a caller buffer; once it is full, only the length grows. */
-struct sbuf {
-        char *buf;
-        size_t len;
-        size_t pos;
-};
-
-static void sb_printf(struct sbuf *sb, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-static void sb_printf(struct sbuf *sb, const char *fmt, ...)
-{
-        va_list ap;
-        size_t room = sb->pos < sb->len ? sb->len - sb->pos : 0;
-        int n;
-
-        va_start(ap, fmt);
-        n = vsnprintf(room ? sb->buf + sb->pos : NULL, room, fmt, ap);
-        va_end(ap);
-        if (n > 0)
-                sb->pos += (size_t)n;
-}
-
-/*
- * The appenders below write what sb_printf() would for one conversion
- * (%s, %u, %0Nx, %#llx), truncating and terminating the same way: a trace
- * dump describes millions of TLPs, and vsnprintf() was most of its time.
- */
-static void sb_put(struct sbuf *sb, const char *s, size_t n)
-{
-        size_t room = sb->pos < sb->len ? sb->len - sb->pos : 0;
-
-        if (room) {
-                size_t k = n < room - 1 ? n : room - 1;
-
-                memcpy(sb->buf + sb->pos, s, k);
-                sb->buf[sb->pos + k] = '\0';
-        }
-        sb->pos += n;
-}
-
-static void sb_str(struct sbuf *sb, const char *s)
-{
-        sb_put(sb, s, strlen(s));
-}
-
-/* %0<width>x of @v (more digits when it needs them). */
-static void sb_hex(struct sbuf *sb, uint64_t v, unsigned int width)
-{
-        static const char digits[] = "0123456789abcdef";
-        char tmp[16];
-        unsigned int n = 0;
-
-        do {
-                tmp[sizeof(tmp) - 1 - n++] = digits[v & 0xf];
-                v >>= 4;
-        } while (v);
-        while (n < width && n < sizeof(tmp))
-                tmp[sizeof(tmp) - 1 - n++] = '0';
-        sb_put(sb, tmp + sizeof(tmp) - n, n);
-}
-
-/* %u */
-static void sb_dec(struct sbuf *sb, unsigned int v)
-{
-        char tmp[10];
-        unsigned int n = 0;
-
-        do {
-                tmp[sizeof(tmp) - 1 - n++] = (char)('0' + v % 10);
-                v /= 10;
-        } while (v);
-        sb_put(sb, tmp + sizeof(tmp) - n, n);
-}
-
-static void desc_bdf(struct sbuf *sb, const char *name, uint16_t id)
+static void desc_bdf(struct text_buf *sb, const char *name, uint16_t id)
 {
         /* " %s %02x:%02x.%u" */
-        sb_put(sb, " ", 1);
-        sb_str(sb, name);
-        sb_put(sb, " ", 1);
-        sb_hex(sb, id >> 8, 2);
-        sb_put(sb, ":", 1);
-        sb_hex(sb, (id >> 3) & 0x1f, 2);
-        sb_put(sb, ".", 1);
-        sb_dec(sb, id & 7u);
+        text_put(sb, " ", 1);
+        text_str(sb, name);
+        text_put(sb, " ", 1);
+        text_hex(sb, id >> 8, 2);
+        text_put(sb, ":", 1);
+        text_hex(sb, (id >> 3) & 0x1f, 2);
+        text_put(sb, ".", 1);
+        text_dec(sb, id & 7u);
 }
 
-static void desc_dw0(struct sbuf *sb, const struct tlp *t)
+static void desc_dw0(struct text_buf *sb, const struct tlp *t)
 {
         /* "%s %uDW len %u" */
-        sb_str(sb, tlp_kind_name(t->kind));
-        sb_put(sb, " ", 1);
-        sb_dec(sb, t->hdr_dw);
-        sb_put(sb, "DW len ", 7);
-        sb_dec(sb, t->length_dw);
+        text_str(sb, tlp_kind_name(t->kind));
+        text_put(sb, " ", 1);
+        text_dec(sb, t->hdr_dw);
+        text_put(sb, "DW len ", 7);
+        text_dec(sb, t->length_dw);
         if (!t->dw0_partial)
-                sb_printf(sb, " tc %u attr %u at %u%s%s", t->tc, t->attr, t->at, t->td ? " td" : "",
-                          t->ep ? " ep" : "");
+                text_printf(sb, " tc %u attr %u at %u%s%s", t->tc, t->attr, t->at,
+                            t->td ? " td" : "", t->ep ? " ep" : "");
         if (t->th)
-                sb_printf(sb, " th ph %u", t->ph);
+                text_printf(sb, " th ph %u", t->ph);
 }
 
 int tlp_desc(const struct tlp *t, char *buf, size_t len)
 {
-        struct sbuf sb = {buf, len, 0};
+        struct text_buf sb = {buf, len, 0};
 
         if (buf && len)
                 buf[0] = '\0';
         if (!buf)
                 sb.len = 0;
         for (unsigned int i = 0; i < t->nprefix && i < TLP_MAX_PREFIXES; i++)
-                sb_printf(&sb, "prefix %08x ", t->prefix[i]);
+                text_printf(&sb, "prefix %08x ", t->prefix[i]);
         if (t->has_pasid)
-                sb_printf(&sb, "pasid %05x%s%s ", t->pasid, t->pasid_priv ? " priv" : "",
-                          t->pasid_exec ? " exec" : "");
+                text_printf(&sb, "pasid %05x%s%s ", t->pasid, t->pasid_priv ? " priv" : "",
+                            t->pasid_exec ? " exec" : "");
         if (t->kind == TLP_UNKNOWN || (unsigned int)t->kind >= TLP_KIND_COUNT) {
-                sb_printf(&sb, "unknown fmt %u type %02x dw %08x %08x %08x %08x", t->fmt, t->type,
-                          t->dw[0], t->dw[1], t->dw[2], t->dw[3]);
+                text_printf(&sb, "unknown fmt %u type %02x dw %08x %08x %08x %08x", t->fmt, t->type,
+                            t->dw[0], t->dw[1], t->dw[2], t->dw[3]);
                 return (int)sb.pos;
         }
         desc_dw0(&sb, t);
@@ -402,41 +330,41 @@ int tlp_desc(const struct tlp *t, char *buf, size_t len)
         case TLP_CLASS_COMPLETION:
                 desc_bdf(&sb, "cpl", t->completer_id);
                 /* " %s%s bc %u", then " tag %03x la %02x" */
-                sb_put(&sb, " ", 1);
-                sb_str(&sb, tlp_cpl_status_name(t->cpl_status));
+                text_put(&sb, " ", 1);
+                text_str(&sb, tlp_cpl_status_name(t->cpl_status));
                 if (t->bcm)
-                        sb_put(&sb, " bcm", 4);
-                sb_put(&sb, " bc ", 4);
-                sb_dec(&sb, t->byte_count);
+                        text_put(&sb, " bcm", 4);
+                text_put(&sb, " bc ", 4);
+                text_dec(&sb, t->byte_count);
                 desc_bdf(&sb, "req", t->requester_id);
-                sb_put(&sb, " tag ", 5);
-                sb_hex(&sb, t->tag, 3);
-                sb_put(&sb, " la ", 4);
-                sb_hex(&sb, t->lower_addr, 2);
+                text_put(&sb, " tag ", 5);
+                text_hex(&sb, t->tag, 3);
+                text_put(&sb, " la ", 4);
+                text_hex(&sb, t->lower_addr, 2);
                 break;
         default:
                 desc_bdf(&sb, "req", t->requester_id);
-                sb_put(&sb, " tag ", 5);
-                sb_hex(&sb, t->tag, 3);
+                text_put(&sb, " tag ", 5);
+                text_hex(&sb, t->tag, 3);
                 if (t->kind == TLP_MSG || t->kind == TLP_MSGD) {
-                        sb_printf(&sb, " code %02x route %s", t->msg_code,
-                                  tlp_msg_routing_name(t->msg_routing));
+                        text_printf(&sb, " code %02x route %s", t->msg_code,
+                                    tlp_msg_routing_name(t->msg_routing));
                         if (t->msg_routing == TLP_ROUTE_BY_ID)
                                 desc_bdf(&sb, "to", t->target_id);
                 } else {
-                        sb_put(&sb, " be ", 4);
-                        sb_hex(&sb, t->last_be, 1);
-                        sb_put(&sb, "/", 1);
-                        sb_hex(&sb, t->first_be, 1);
+                        text_put(&sb, " be ", 4);
+                        text_hex(&sb, t->last_be, 1);
+                        text_put(&sb, "/", 1);
+                        text_hex(&sb, t->first_be, 1);
                 }
                 if (t->kind >= TLP_CFGRD0 && t->kind <= TLP_CFGWR1) {
                         desc_bdf(&sb, "to", t->target_id);
-                        sb_printf(&sb, " reg %03x", t->cfg_reg);
+                        text_printf(&sb, " reg %03x", t->cfg_reg);
                 }
                 if (t->has_addr) {
                         /* " addr %#llx": no 0x before a 0 */
-                        sb_put(&sb, t->addr ? " addr 0x" : " addr ", t->addr ? 8 : 6);
-                        sb_hex(&sb, t->addr, 1);
+                        text_put(&sb, t->addr ? " addr 0x" : " addr ", t->addr ? 8 : 6);
+                        text_hex(&sb, t->addr, 1);
                 }
                 break;
         }

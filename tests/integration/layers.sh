@@ -43,7 +43,7 @@ mapfile -t PLUGIN_H < <(headers_of plugin)
 mapfile -t WRITER_H < <(headers_of writer)
 mapfile -t COLLECTORS_H < <(headers_of collectors)
 
-PURE=(tlp ptt_entry ptt_summary pcie_cfg pcie_link aer bdf_match pci_addr uncore_table)
+PURE=(tlp ptt_entry ptt_summary pcie_cfg pcie_link aer bdf_match pci_addr uncore_table text_buf)
 PURE_H=(pci_regs.h sample.h)
 for p in "${PURE[@]}"; do PURE_H+=("$p.h"); done
 SEAM_AND_USERS=()

@@ -118,6 +118,8 @@ static void usage(FILE *out)
                      "  --machine-dir DIR   where named machines live\n"
                      "  --interval SECONDS  pmu: length of an interval (default 1)\n"
                      "  --count N           pmu, iio: intervals to print (default 3)\n"
+                     "  --detail LEVEL      pmu, iio: basic, default (the plugin's) or full\n"
+                     "                      (default full: every value)\n"
                      "  --iio-stack-bus PMU,SOCKET,BUS\n"
                      "                      iio: the root bus of an IIO stack the kernel does\n"
                      "                      not map (e.g. uncore_iio_free_running_2,0,0000:15)\n"
@@ -309,6 +311,7 @@ int main(int argc, char **argv)
             {"machine-dir", required_argument, NULL, 'M'},
             {"interval", required_argument, NULL, 'i'},
             {"count", required_argument, NULL, 'c'},
+            {"detail", required_argument, NULL, 'L'},
             {"iio-stack-bus", required_argument, NULL, 'B'},
             {"no-scale-fix", no_argument, NULL, 'F'},
             {"raw", no_argument, NULL, 'R'},
@@ -336,8 +339,12 @@ int main(int argc, char **argv)
 
         if (engine_config_init(&opts.cfg))
                 return CLI_EXIT_ERROR;
-        /* The counting commands name the three busiest endpoints. */
+        /* The counting commands name the three busiest endpoints, and a
+         * person at a terminal sees every value (--detail to narrow): the
+         * series budget is a fleet's concern, not a terminal's. */
         opts.cfg.pmu.top_talkers = 3;
+        if (set_string(&opts, "--detail", "Detail", "full"))
+                return CLI_EXIT_ERROR;
 
         while ((c = getopt_long(argc, argv, "+hV", long_opts, NULL)) != -1) {
                 if (c == 'h') {
@@ -435,6 +442,9 @@ int main(int argc, char **argv)
                 case 'N':
                         bad = set_number(&opts, "--top", "TraceTopRequesters", optarg);
                         opts.trace_top = opts.cfg.trace.top_n;
+                        break;
+                case 'L':
+                        bad = set_string(&opts, "--detail", "Detail", optarg);
                         break;
                 case 'X':
                         if (parse_size(optarg, &opts.trace_max_size)) {

@@ -308,6 +308,10 @@ int hisi_pcie_core_new(const struct hw_env *env, const struct hisi_pcie_pmu *pmu
                 c->opts.flux_unit_bytes = 4;
         if (c->opts.latency_clock_hz <= 0)
                 c->opts.latency_clock_hz = 1e9;
+        /* The basic detail publishes neither: leaving them out of the plan
+         * gives the ports' measurements more of the 8 counter slots. */
+        if (c->opts.detail < PCIE_DETAIL_DEFAULT)
+                c->opts.tlp_length = c->opts.endpoints = false;
         snprintf(c->sicl, sizeof(c->sicl), "%u", pmu->sicl);
         snprintf(c->core, sizeof(c->core), "%u", pmu->core);
         snprintf(c->identifier, sizeof(c->identifier), "%#llx",
@@ -500,7 +504,17 @@ static const char *target_of(const struct hisi_pcie_core *c, const struct measur
         return m->scope == SCOPE_DEVICE ? c->endpoints[m->endpoint].bdf : c->ports[m->port].bdf;
 }
 
-/* The raw counters of one measurement, so users can recompute anything. */
+/* The share of the time since start that @m counted (1 when the plan fits
+ * the slots; less while measurements rotate). */
+static double coverage(const struct measurement *m, double elapsed)
+{
+        double r = elapsed > 0 ? m->running_seconds / elapsed : 0;
+
+        return r > 1 ? 1 : r;
+}
+
+/* The raw counters of one measurement, so users can recompute anything
+ * (the full detail only). */
 static void emit_raw(struct emitter *em, const struct measurement *m, double elapsed)
 {
         const struct hisi_pcie_core *c = em->c;
@@ -540,9 +554,7 @@ static void emit_raw(struct emitter *em, const struct measurement *m, double ela
         s.metric = "pcie_pmu_coverage_ratio";
         s.type = "pmu_coverage";
         s.kind = PCIE_METRIC_GAUGE;
-        s.gauge = elapsed > 0 ? m->running_seconds / elapsed : 0;
-        if (s.gauge > 1)
-                s.gauge = 1;
+        s.gauge = coverage(m, elapsed);
         sample_emit(&em->out, &s);
 }
 
@@ -592,6 +604,8 @@ static void emit_port_values(struct emitter *em, size_t port)
                         sample_label(&s, "event", pi->name);
                         s.gauge = m->ratio / c->opts.latency_clock_hz;
                         sample_emit(&em->out, &s);
+                        if (c->opts.detail < PCIE_DETAIL_FULL)
+                                continue; /* the same value in the PMU's clock */
                         s.metric = "pcie_port_latency_cycles";
                         s.type = "pmu_latency_average_cycles";
                         s.gauge = m->ratio;
@@ -674,7 +688,8 @@ static void emit_endpoints(struct emitter *em, double elapsed)
                 sample_label(&s, "tlp", pi->tlp);
                 s.gauge = bytes_per_second(c, m);
                 sample_emit(&em->out, &s);
-                emit_raw(em, m, elapsed);
+                if (c->opts.detail >= PCIE_DETAIL_FULL)
+                        emit_raw(em, m, elapsed);
         }
 }
 
@@ -700,9 +715,24 @@ static void emit_core(struct emitter *em, double elapsed)
         s.gauge = (double)c->window_count;
         sample_emit(&em->out, &s);
 
+        if (c->opts.detail >= PCIE_DETAIL_FULL) {
+                for (size_t i = 0; i < c->count; i++)
+                        if (c->m[i].scope != SCOPE_DEVICE && c->m[i].have_rate)
+                                emit_raw(em, &c->m[i], elapsed);
+                return;
+        }
+        /* Below full, coverage is the core's: its worst measurement. */
+        double worst = 2;
+
         for (size_t i = 0; i < c->count; i++)
-                if (c->m[i].scope != SCOPE_DEVICE && c->m[i].have_rate)
-                        emit_raw(em, &c->m[i], elapsed);
+                if (c->m[i].have_rate && coverage(&c->m[i], elapsed) < worst)
+                        worst = coverage(&c->m[i], elapsed);
+        if (worst > 1)
+                return; /* nothing has counted yet */
+        s = base_sample(c, "pcie_pmu_coverage_ratio", "pmu_coverage", PCIE_METRIC_GAUGE,
+                        c->pmu->name, "");
+        s.gauge = worst;
+        sample_emit(&em->out, &s);
 }
 
 int hisi_pcie_core_tick(struct hisi_pcie_core *c, double now, struct sample_set *out)

@@ -22,6 +22,7 @@
 #include <stdint.h>
 
 #include "hisi_pcie.h"
+#include "sample.h"
 
 struct hw_env;
 struct pcie_topo;
@@ -39,6 +40,7 @@ struct hisi_pcie_opts {
         bool endpoints;          /* per-endpoint bandwidth (bdf filter) */
         const struct bdf_filter *endpoint_filter; /* NULL: every endpoint, top talkers shown */
         size_t top_talkers;                       /* endpoints published without a filter */
+        enum pcie_detail detail;                  /* which series (sample.h) */
 };
 void hisi_pcie_opts_default(struct hisi_pcie_opts *opts);
 

@@ -643,7 +643,8 @@ static void emit_stack(struct emitter *em, const struct stack *st)
                                 s.gauge = pt->in_rate / eff;
                                 sample_emit(&em->out, &s);
                         }
-                        if (pt->out_index >= 0) {
+                        /* An estimate: not for the basic detail. */
+                        if (pt->out_index >= 0 && em->s->opts->detail >= PCIE_DETAIL_DEFAULT) {
                                 snprintf(ti, sizeof(ti), "part%u-tx", p);
                                 s = part_sample(em, st, "pcie_iio_bw_out_estimate_bytes_per_second",
                                                 "pmu_bandwidth", PCIE_METRIC_GAUGE, instance, ti,
@@ -653,6 +654,8 @@ static void emit_stack(struct emitter *em, const struct stack *st)
                                 sample_emit(&em->out, &s);
                         }
                 }
+                if (em->s->opts->detail < PCIE_DETAIL_FULL)
+                        continue; /* raw counts: the full detail */
                 snprintf(ti, sizeof(ti), "bw_in_port%u", p);
                 s = part_sample(em, st, "pcie_iio_counts_total", "iio_counts", PCIE_METRIC_COUNTER,
                                 instance, ti, box, part, NULL);
@@ -660,7 +663,7 @@ static void emit_stack(struct emitter *em, const struct stack *st)
                 s.counter = pt->in_counts;
                 sample_emit(&em->out, &s);
         }
-        if (st->ioclk_index >= 0) {
+        if (st->ioclk_index >= 0 && em->s->opts->detail >= PCIE_DETAIL_FULL) {
                 s = base(em, st, "pcie_iio_counts_total", "iio_counts", PCIE_METRIC_COUNTER,
                          instance, "ioclk");
                 sample_label(&s, "stack", box);

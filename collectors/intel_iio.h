@@ -31,6 +31,7 @@
 #include <stdint.h>
 
 #include "pci_source.h"
+#include "sample.h"
 
 struct hw_env;
 struct pcie_topo;
@@ -55,6 +56,7 @@ struct intel_iio_opts {
         bool bw_out; /* publish bw_out_port* estimates where the kernel offers them */
         size_t map_count;
         struct intel_iio_map maps[INTEL_IIO_MAX_MAPS];
+        enum pcie_detail detail; /* which series (sample.h) */
 };
 void intel_iio_opts_default(struct intel_iio_opts *opts);
 

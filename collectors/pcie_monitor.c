@@ -20,6 +20,10 @@ struct device_state {
         struct pcie_link_tracker link;
         bool aer_error_logged;
         bool truncated_logged;
+        /* AER counters per error type that have counted (bit i of class c:
+         * counter i of the file): at the default detail a type's series
+         * appears when it first moves, and stays. */
+        uint64_t aer_counted[AER_CLASS_COUNT];
 };
 
 struct pcie_monitor {
@@ -30,6 +34,9 @@ struct pcie_monitor {
         struct device_state *states;
         size_t state_count;
         size_t functions, selected;
+        /* Findings per severity over the selected functions (the machine's
+         * pcie_audit_findings below the full detail). */
+        unsigned int findings[PCIE_SEV_CRITICAL + 1];
         bool scan_failing; /* the last scan failed and was logged */
 };
 
@@ -200,7 +207,8 @@ static int emit_info(struct emitter *em, const struct pcie_topo *topo,
         return sample_emit(&em->out, &s);
 }
 
-static int emit_link(struct emitter *em, const struct pcie_function *f, struct device_state *st)
+static int emit_link(struct emitter *em, const struct pcie_function *f, struct device_state *st,
+                     enum pcie_detail detail)
 {
         const struct pcie_link_regs *l = &f->info.link;
         unsigned int max_code = pcie_speed_vector_max(f->speed_vector);
@@ -220,11 +228,13 @@ static int emit_link(struct emitter *em, const struct pcie_function *f, struct d
         if (!err)
                 err = emit_gauge(em, "pcie_link_width_lanes", "link_width_lanes", "max", "state",
                                  l->max_width);
-        if (!err)
+        /* Capacity follows from speed and width; the utilisation ratios
+         * already use it. */
+        if (!err && detail >= PCIE_DETAIL_DEFAULT)
                 err = emit_gauge(em, "pcie_link_capacity_bytes_per_second",
                                  "link_capacity_bytes_per_second", "current", "state",
                                  (double)f->capacity_current);
-        if (!err)
+        if (!err && detail >= PCIE_DETAIL_FULL)
                 err = emit_gauge(em, "pcie_link_capacity_bytes_per_second",
                                  "link_capacity_bytes_per_second", "max", "state",
                                  (double)f->capacity_max);
@@ -239,38 +249,53 @@ static int emit_link(struct emitter *em, const struct pcie_function *f, struct d
         return err;
 }
 
-static int emit_audit(struct emitter *em, const struct pcie_audit *audit, size_t index,
-                      const struct pcie_function *f)
+/*
+ * Below the full detail a function's MPS settings are the configured one
+ * (the findings say when it is wrong), the policy predictions only those
+ * that would change it, and the finding counts are the machine's
+ * (emit_globals): what stays is what an alert or a dashboard reads.
+ */
+static int emit_audit(struct pcie_monitor *mon, struct emitter *em, const struct pcie_audit *audit,
+                      size_t index, const struct pcie_function *f)
 {
         const struct pcie_func_audit *fa = pcie_audit_func(audit, index);
-        int err;
+        enum pcie_detail detail = mon->opts.detail;
+        bool full = detail >= PCIE_DETAIL_FULL;
+        int err = 0;
 
-        err = emit_gauge(em, "pcie_max_payload_size_bytes", "max_payload_size_bytes", "supported",
-                         "setting", f->info.mpss_bytes);
+        if (full)
+                err = emit_gauge(em, "pcie_max_payload_size_bytes", "max_payload_size_bytes",
+                                 "supported", "setting", f->info.mpss_bytes);
         if (!err)
                 err = emit_gauge(em, "pcie_max_payload_size_bytes", "max_payload_size_bytes",
                                  "configured", "setting", f->info.mps_bytes);
-        if (!err)
+        if (!err && full)
                 err = emit_gauge(em, "pcie_max_payload_size_bytes", "max_payload_size_bytes",
                                  "path_best", "setting", fa->best_mps_bytes);
         if (!err)
                 err = emit_gauge(em, "pcie_max_read_request_size_bytes",
                                  "max_read_request_size_bytes", "", NULL, f->info.mrrs_bytes);
-        if (!err)
+        if (!err && full)
                 err = emit_gauge(em, "pcie_payload_efficiency_ratio", "payload_efficiency_ratio",
                                  "current", "setting", fa->efficiency_current);
-        if (!err)
+        if (!err && full)
                 err = emit_gauge(em, "pcie_payload_efficiency_ratio", "payload_efficiency_ratio",
                                  "best", "setting", fa->efficiency_best);
-        for (int p = 0; p < PCIE_POLICY_COUNT && !err; p++)
-                err = emit_gauge(em, "pcie_policy_max_payload_size_bytes",
-                                 "policy_max_payload_size_bytes",
-                                 pcie_policy_name((enum pcie_policy)p), "policy",
-                                 pcie_audit_settings(audit, (enum pcie_policy)p)[index].mps_bytes);
-        for (int sev = PCIE_SEV_INFO; sev <= PCIE_SEV_CRITICAL && !err; sev++)
-                err = emit_gauge(em, "pcie_audit_findings", "audit_findings",
-                                 pcie_severity_name((enum pcie_severity)sev), "severity",
-                                 fa->finding_count[sev]);
+        for (int p = 0; p < PCIE_POLICY_COUNT && !err && detail >= PCIE_DETAIL_DEFAULT; p++) {
+                unsigned int mps = pcie_audit_settings(audit, (enum pcie_policy)p)[index].mps_bytes;
+
+                if (full || mps != f->info.mps_bytes)
+                        err = emit_gauge(em, "pcie_policy_max_payload_size_bytes",
+                                         "policy_max_payload_size_bytes",
+                                         pcie_policy_name((enum pcie_policy)p), "policy", mps);
+        }
+        for (int sev = PCIE_SEV_INFO; sev <= PCIE_SEV_CRITICAL && !err; sev++) {
+                mon->findings[sev] += fa->finding_count[sev];
+                if (full)
+                        err = emit_gauge(em, "pcie_audit_findings", "audit_findings",
+                                         pcie_severity_name((enum pcie_severity)sev), "severity",
+                                         fa->finding_count[sev]);
+        }
         for (size_t i = 0; i < pcie_audit_finding_count(audit) && !err; i++) {
                 const struct pcie_finding *fd = pcie_audit_finding(audit, i);
                 struct pcie_sample s;
@@ -315,6 +340,23 @@ int pcie_monitor_read_aer(const struct hw_env *env, const char *bdf, struct aer_
         return any ? 0 : -ENOENT;
 }
 
+/* Whether counter @i of class @c goes out: every one at the full detail,
+ * those that have ever counted at the default, none at basic (the device
+ * totals per severity stay at every level). */
+static bool aer_type_published(enum pcie_detail detail, struct device_state *st, int c, size_t i,
+                               uint64_t count)
+{
+        uint64_t bit = i < 64 ? 1ull << i : 0;
+
+        if (detail >= PCIE_DETAIL_FULL)
+                return true;
+        if (detail < PCIE_DETAIL_DEFAULT)
+                return false;
+        if (count)
+                st->aer_counted[c] |= bit;
+        return (st->aer_counted[c] & bit) != 0;
+}
+
 static int emit_aer(struct pcie_monitor *mon, struct emitter *em, const struct pcie_function *f,
                     struct device_state *st)
 {
@@ -348,6 +390,9 @@ static int emit_aer(struct pcie_monitor *mon, struct emitter *em, const struct p
                 for (size_t i = 0; i < aer.classes[c].count && !err; i++) {
                         char safe[AER_NAME_LEN], ti[AER_NAME_LEN + 16];
 
+                        if (!aer_type_published(mon->opts.detail, st, c, i,
+                                                aer.classes[c].counters[i].count))
+                                continue;
                         aer_sanitize_name(aer.classes[c].counters[i].name, safe, sizeof(safe));
                         snprintf(ti, sizeof(ti), "%s_%s", cls, safe);
                         err = emit_counter(em, "pcie_aer_errors_total", "aer_errors", ti,
@@ -387,9 +432,9 @@ static int emit_function(struct pcie_monitor *mon, const struct pcie_topo *topo,
         if (mon->opts.collect_info)
                 err = emit_info(&em, topo, f);
         if (!err && mon->opts.collect_link && f->info.has_link)
-                err = emit_link(&em, f, st);
+                err = emit_link(&em, f, st, mon->opts.detail);
         if (!err && audit && f->info.has_pcie)
-                err = emit_audit(&em, audit, i, f);
+                err = emit_audit(mon, &em, audit, i, f);
         if (!err && mon->opts.collect_aer && mon->opts.read_sysfs)
                 err = emit_aer(mon, &em, f, st);
         return err;
@@ -403,6 +448,15 @@ static int emit_globals(struct pcie_monitor *mon, pcie_emit_fn emit, void *ctx)
 
         err = emit_gauge(&em, "pcie_functions", "pci_functions", "", NULL, (double)mon->selected);
         if (err || !mon->opts.collect_audit)
+                return err;
+        /* The machine's finding counts: sum by (severity) reads the same at
+         * every detail, per function only at full. */
+        for (int sev = PCIE_SEV_INFO;
+             sev <= PCIE_SEV_CRITICAL && !err && mon->opts.detail < PCIE_DETAIL_FULL; sev++)
+                err = emit_gauge(&em, "pcie_audit_findings", "audit_findings",
+                                 pcie_severity_name((enum pcie_severity)sev), "severity",
+                                 mon->findings[sev]);
+        if (err)
                 return err;
         function_sample(&s, &em, "pcie_mps_policy_info", "mps_policy_info", PCIE_METRIC_INFO, "");
         sample_label(&s, "policy", pcie_policy_name(mon->policy));
@@ -439,6 +493,7 @@ int pcie_monitor_sample(struct pcie_monitor *mon, pcie_emit_fn emit, void *ctx)
                 err = pcie_audit_run(topo, mon->policy, &mon->opts.audit, &audit);
         mon->functions = pcie_topo_count(topo);
         mon->selected = 0;
+        memset(mon->findings, 0, sizeof(mon->findings));
         for (size_t i = 0; i < pcie_topo_count(topo) && !err; i++) {
                 if (mon->opts.filter &&
                     !bdf_filter_selects(mon->opts.filter, &pcie_topo_get(topo, i)->addr))

@@ -30,6 +30,7 @@ struct pcie_monitor_opts {
         enum pcie_policy policy;
         struct pcie_audit_opts audit;
         const struct bdf_filter *filter; /* NULL: every function */
+        enum pcie_detail detail;         /* which series (sample.h) */
 };
 void pcie_monitor_opts_default(struct pcie_monitor_opts *opts);
 

@@ -988,11 +988,18 @@ static void emit_latency(struct emitter *em, const struct ptt_stats *t)
         const struct ptt_capture *c = em->c;
         char ti[64];
 
+        /* Below the full detail only the time to the completion that ends
+         * a request (the same as the first one unless completions split):
+         * one histogram per device. */
+        int from = c->o.detail >= PCIE_DETAIL_FULL ? 0 : 1;
+
         if (!t->match.enabled)
                 return;
-        emit_hist(em, &t->lat_first, which[0]);
+        if (from == 0)
+                emit_hist(em, &t->lat_first, which[0]);
         emit_hist(em, &t->lat_last, which[1]);
-        for (int i = 0; i < 2 && c->st.have_quantiles; i++) {
+        for (int i = from; i < 2 && c->st.have_quantiles && c->o.detail >= PCIE_DETAIL_DEFAULT;
+             i++) {
                 for (int j = 0; j < 3; j++) {
                         struct pcie_sample s;
 
@@ -1050,7 +1057,8 @@ int ptt_capture_samples(struct ptt_capture *c, struct sample_set *out)
         const struct ptt_stats *t = ptt_summary_total(c->sum);
 
         emit_mix(&em, t);
-        emit_requesters(&em, t);
+        if (c->o.detail >= PCIE_DETAIL_DEFAULT)
+                emit_requesters(&em, t);
         emit_latency(&em, t);
         emit_coverage(&em, t);
         return em.out.err;

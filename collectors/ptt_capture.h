@@ -40,6 +40,7 @@
 
 #include "ptt_entry.h"
 #include "ptt_summary.h"
+#include "sample.h"
 
 struct hw_env;
 struct sample_set;
@@ -72,6 +73,7 @@ struct ptt_capture_opts {
         enum ptt_time_mode time_mode; /* default delta (see ptt_summary.h) */
         uint64_t clock_hz;            /* > 0: default PTT_CAPTURE_DEFAULT_CLOCK_HZ */
         unsigned int top_n;           /* requesters by name: default 16 */
+        enum pcie_detail detail;      /* which series (sample.h) */
 };
 void ptt_capture_opts_default(struct ptt_capture_opts *opts);
 

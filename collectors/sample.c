@@ -7,8 +7,36 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #define CHUNK_SIZE 16384
+
+const char *pcie_detail_name(enum pcie_detail detail)
+{
+        switch (detail) {
+        case PCIE_DETAIL_BASIC:
+                return "basic";
+        case PCIE_DETAIL_DEFAULT:
+                return "default";
+        case PCIE_DETAIL_FULL:
+                return "full";
+        }
+        return "?";
+}
+
+int pcie_detail_parse(const char *name, enum pcie_detail *out)
+{
+        static const enum pcie_detail levels[] = {PCIE_DETAIL_BASIC, PCIE_DETAIL_DEFAULT,
+                                                  PCIE_DETAIL_FULL};
+
+        for (size_t i = 0; i < sizeof(levels) / sizeof(levels[0]); i++) {
+                if (!strcasecmp(name, pcie_detail_name(levels[i]))) {
+                        *out = levels[i];
+                        return 0;
+                }
+        }
+        return -EINVAL;
+}
 
 const char *pcie_metric_kind_name(enum pcie_metric_kind kind)
 {

@@ -32,6 +32,29 @@ enum pcie_metric_kind {
 /* "gauge", "counter" (both counter kinds), "info", "histogram" */
 const char *pcie_metric_kind_name(enum pcie_metric_kind kind);
 
+/*
+ * How many series a source publishes (the Detail option; docs/metrics.md
+ * has the budget of each level). DEFAULT is 0 so that options set up by
+ * memset() or a designated initializer get the fleet default.
+ *   BASIC    what the alert rules and the fleet overview need;
+ *   DEFAULT  adds per-endpoint bandwidth, TLP length, PTT requesters and
+ *            quantiles, AER counters per error type once they count, and
+ *            the MPS policy predictions that would change something:
+ *            at most 1,500 series on the simulated 2-socket Kunpeng 930;
+ *   FULL     every series: raw PMU and IIO counters, coverage per
+ *            measurement, every AER type and policy, both PTT latency
+ *            histograms.
+ */
+enum pcie_detail {
+        PCIE_DETAIL_BASIC = -1,
+        PCIE_DETAIL_DEFAULT = 0,
+        PCIE_DETAIL_FULL = 1,
+};
+/* "basic", "default", "full" */
+const char *pcie_detail_name(enum pcie_detail detail);
+/* The level called @name (case-insensitive). 0 or -EINVAL. */
+int pcie_detail_parse(const char *name, enum pcie_detail *out);
+
 /* Room for a source's own labels plus the ones a host adds (simulated). */
 #define PCIE_SAMPLE_MAX_LABELS 16
 

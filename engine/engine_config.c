@@ -299,6 +299,23 @@ static int set_time_mode(struct engine_config *c, const struct engine_option *o,
         return 0;
 }
 
+/* Detail: one level for every source (sample.h says what each keeps). */
+static int set_detail(struct engine_config *c, const struct engine_option *o,
+                      const struct engine_value *v, size_t n, char *why, size_t len)
+{
+        enum pcie_detail d;
+
+        (void)o, (void)n;
+        if (pcie_detail_parse(v->string, &d))
+                return refuse(why, len, "not basic, default or full");
+        c->detail = d;
+        c->monitor.detail = d;
+        c->pmu.detail = d;
+        c->trace.detail = d;
+        c->iio.detail = d;
+        return 0;
+}
+
 /* ---- the table ---- */
 
 static const struct engine_option options[] = {
@@ -341,6 +358,19 @@ static const struct engine_option options[] = {
      .default_text = "none",
      .help = "never report these functions (repeatable; wins over `Device`). The audit still sees "
              "the whole tree."},
+    {.name = "Detail",
+     .kind = ENGINE_OPT_STRING,
+     .set = set_detail,
+     .value_text = "`basic`, `default`, `full`",
+     .default_text = "`default`",
+     .help = "how many series to publish ([docs/metrics.md](docs/metrics.md#series-budget) has "
+             "the budget of each level): `basic` what the alert rules and the fleet overview "
+             "need; `default` adds per-endpoint bandwidth, TLP length, PTT requesters and "
+             "quantiles, AER counters per error type once they have counted, and the MPS policy "
+             "predictions that differ from the configured MPS (at most 1,500 series on a "
+             "2-socket Kunpeng 930); `full` every series: raw PMU and IIO counters, coverage per "
+             "measurement, every AER type and policy, MPS supported/path best, payload "
+             "efficiency, maximum link capacity, the first-completion latency histogram."},
     {.name = "CollectLink",
      .kind = ENGINE_OPT_BOOLEAN,
      .set = set_bool,
@@ -467,8 +497,8 @@ static const struct engine_option options[] = {
      .value_text = "bytes",
      .default_text = "`4`",
      .help = "bytes per `*_flux` count. Undocumented by HiSilicon; one DW is our assumption (the "
-             "length filters count in DW). The raw counters are always exported, so a different "
-             "unit can be applied later."},
+             "length filters count in DW). With `Detail \"full\"` the raw counters are exported "
+             "too, so a different unit can be applied later."},
     {.name = "LatencyClock",
      .kind = ENGINE_OPT_NUMBER,
      .min = 1,
@@ -477,8 +507,8 @@ static const struct engine_option options[] = {
      .offset = OFF(pmu.latency_clock_hz),
      .value_text = "Hz",
      .default_text = "`1000000000`",
-     .help = "clock of the `*_latency` cycles, to turn them into seconds. Undocumented; cycles are "
-             "exported too (`pcie_port_latency_cycles`)."},
+     .help = "clock of the `*_latency` cycles, to turn them into seconds. Undocumented; with "
+             "`Detail \"full\"` the cycles are exported too (`pcie_port_latency_cycles`)."},
     {.name = "LengthMode",
      .kind = ENGINE_OPT_STRING,
      .set = set_length_mode,

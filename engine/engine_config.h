@@ -34,6 +34,8 @@ struct engine_config {
         char *sysfs_root, *proc_root, *pci_dump;
         char *simulate, *simulate_kernel, *machine_dir;
 
+        enum pcie_detail detail; /* Detail: copied into every source's options */
+
         /* Topology, link, MPS/MRRS audit, AER. */
         struct bdf_filter filter; /* Device / IgnoreDevice */
         struct pcie_monitor_opts monitor;

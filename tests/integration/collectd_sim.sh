@@ -11,9 +11,11 @@ sim_collectd_setup
 TRUTH="$top_builddir/tests/tools/sim_truth"
 MACHINE="$FIXTURES/machines/pmu-test.json"
 
+# Detail "full": the latency in PMU cycles too (the csv's 6 decimals lose a
+# latency in seconds; the cycles at 1 GHz are nanoseconds).
 write_conf() { # conf, csv dir, log, machine
 	sim_collectd_conf "$1" "$2" "$3" sim "Simulate \"$4\"" "PMULatency true" \
-		"PMUTLPLength false" "PMUEndpoints false"
+		"PMUTLPLength false" "PMUEndpoints false" "Detail \"full\""
 }
 
 last_value() { tail -n 1 "$1" | cut -d, -f2; }

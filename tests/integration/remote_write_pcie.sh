@@ -43,6 +43,7 @@ LoadPlugin remote_write
   </Endpoint>
 </Plugin>
 CONF
+t0=$(date +%s)
 start_collectd "$rw_tmp/c.conf"
 sleep 9
 t=$(date +%s)
@@ -66,4 +67,16 @@ v=$(qv "$prom_url" 'sum(pcie_ptt_tlps_total{pmu="hisi_ptt0_0"})' "$t")
 check "PTT TLP counters arrive ($v TLPs)" awk -v v="${v:-0}" 'BEGIN { exit !(v > 0) }'
 v=$(qv "$prom_url" 'pcie_simulation_info{machine="kunpeng930-2p"}' "$t")
 check "the simulation is said in the data too (pcie_simulation_info $v)" [ "$v" = "1" ]
+# The series budget (docs/metrics.md) counts what the engine emits; what
+# Prometheus stores must be the same series: every one of them among those
+# the engine emits over 40 s with the same options, and at most 1,500.
+series "$prom_url" '{__name__=~"pcie_.+"}' "$t0" "$((t + 1))" |
+	sed -E 's/(^|,)instance=[^,]*//; s/^,//' | sort -u >"$rw_tmp/prom.series"
+"$top_builddir/tests/tools/golden_stream" --series-list "$top_srcdir/sim/machines/kunpeng930-2p.json" - 40 \
+	TraceDuration=0.2 TracePeriod=2 MaxConcurrentTraces=2 | sort -u >"$rw_tmp/engine.series"
+n=$(wc -l <"$rw_tmp/prom.series")
+check "Prometheus stores $n pcie_* series: at most 1500 (the default Detail)" [ "$n" -gt 500 ] && [ "$n" -le 1500 ]
+extra=$(comm -23 "$rw_tmp/prom.series" "$rw_tmp/engine.series" | head -5)
+check "every stored series is one the engine emits (budget counted as stored)" [ -z "$extra" ]
+[ -n "$extra" ] && echo "$extra" | sed 's/^/# not emitted by the engine: /'
 done_testing

@@ -2,7 +2,8 @@
 /*
  * test_pcie_monitor.c - one interval of the plugin without collectd:
  * which samples come out, link changes across intervals, AER counters and
- * a broken AER file logged once, device filters, and a failing scan.
+ * a broken AER file logged once, device filters, a failing scan, and what
+ * each Detail level keeps.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -33,6 +34,7 @@ struct recorded {
 struct fixture {
         char root[64], dump_a[128], dump_b[128];
         struct hw_env env;
+        enum pcie_detail detail; /* of the monitors start() makes */
         struct recorded samples[MAX_SAMPLES];
         size_t count;
         int warnings, errors;
@@ -103,6 +105,7 @@ static int setup(void **state)
         write_file(fx->root, "sys/bus/pci/devices/0000:02:00.0/aer_dev_correctable",
                    "RxErr three\n");
         write_file(fx->root, "proc/cmdline", "quiet pci=noaer,pcie_bus_safe\n");
+        fx->detail = PCIE_DETAIL_FULL; /* every value, unless a test says */
         fx->env.perf = &perf_ops_system;
         fx->env.log = count_logs;
         fx->env.log_ctx = fx;
@@ -183,6 +186,7 @@ static struct pcie_monitor *start(struct fixture *fx, const char *dump, bool wit
         opts.names = false;
         opts.read_sysfs = with_sysfs;
         opts.filter = filter;
+        opts.detail = fx->detail;
         assert_int_equal(pcie_monitor_new(&fx->env, &opts, &mon), 0);
         return mon;
 }
@@ -363,6 +367,92 @@ static void test_scan_failure_logged_once(void **state)
         pcie_monitor_free(mon);
 }
 
+/* The default detail: what the full one has, minus what the series budget
+ * leaves out (docs/metrics.md), plus the machine's finding counts. */
+static void test_detail_default(void **state)
+{
+        struct fixture *fx = *state;
+        struct pcie_monitor *mon = start(fx, fx->dump_a, true, NULL);
+        double full_findings[3] = {0, 0, 0};
+        static const char *const sev[3] = {"info", "warning", "critical"};
+        const struct recorded *r;
+
+        sample(fx, mon);
+        for (size_t i = 0; i < fx->count; i++)
+                for (int k = 0; k < 3; k++)
+                        if (!strcmp(fx->samples[i].metric, "pcie_audit_findings") &&
+                            !strcmp(fx->samples[i].type_instance, sev[k]))
+                                full_findings[k] += fx->samples[i].gauge;
+        pcie_monitor_free(mon);
+        assert_true(full_findings[2] >= 1);
+
+        fx->detail = PCIE_DETAIL_DEFAULT;
+        mon = start(fx, fx->dump_a, true, NULL);
+        sample(fx, mon);
+        /* MPS: the configured one; the policies only where they differ
+         * (safe raises 01:00.0 from 128 to 256; tune_off keeps it). */
+        assert_float_equal(
+            find(fx, "pcie_max_payload_size_bytes", "0000:01:00.0", "configured")->gauge, 128, 0);
+        assert_null(find(fx, "pcie_max_payload_size_bytes", "0000:01:00.0", "supported"));
+        assert_null(find(fx, "pcie_max_payload_size_bytes", "0000:01:00.0", "path_best"));
+        assert_null(find(fx, "pcie_payload_efficiency_ratio", "0000:01:00.0", "current"));
+        assert_float_equal(
+            find(fx, "pcie_policy_max_payload_size_bytes", "0000:01:00.0", "safe")->gauge, 256, 0);
+        assert_null(find(fx, "pcie_policy_max_payload_size_bytes", "0000:01:00.0", "tune_off"));
+        assert_null(find(fx, "pcie_policy_max_payload_size_bytes", "0000:02:00.0", "tune_off"));
+        /* Link capacity: current only. */
+        assert_non_null(find(fx, "pcie_link_capacity_bytes_per_second", "0000:01:00.0", "current"));
+        assert_null(find(fx, "pcie_link_capacity_bytes_per_second", "0000:01:00.0", "max"));
+        /* Findings: the machine's counts equal the sum of the functions'. */
+        assert_null(find(fx, "pcie_audit_findings", "0000:00:01.0", "critical"));
+        for (int k = 0; k < 3; k++) {
+                r = find(fx, "pcie_audit_findings", "", sev[k]);
+                assert_non_null(r);
+                assert_float_equal(r->gauge, full_findings[k], 0);
+                assert_null(strstr(r->labels, "bdf="));
+        }
+        assert_non_null(find(fx, "pcie_audit_finding", "0000:00:01.0", "mps_above_partner"));
+        /* AER: the types that count, and the totals. */
+        assert_int_equal(
+            find(fx, "pcie_aer_errors_total", "0000:01:00.0", "correctable_RxErr")->counter, 3);
+        assert_null(find(fx, "pcie_aer_errors_total", "0000:01:00.0", "fatal_Undefined"));
+        assert_int_equal(find(fx, "pcie_aer_device_errors_total", "0000:01:00.0", "fatal")->counter,
+                         0);
+        /* A type that starts counting appears; one that counted stays, even
+         * back at 0 (the device was reset). */
+        write_file(fx->root, "sys/bus/pci/devices/0000:01:00.0/aer_dev_correctable",
+                   "RxErr 0\nBadTLP 1\nReceiver Error Old Name 2\ndev_cor_errs_bit[9] 4\n"
+                   "TOTAL_ERR_COR 7\n");
+        write_file(fx->root, "sys/bus/pci/devices/0000:01:00.0/aer_dev_fatal",
+                   "Undefined 1\nTOTAL_ERR_FATAL 1\n");
+        sample(fx, mon);
+        assert_int_equal(
+            find(fx, "pcie_aer_errors_total", "0000:01:00.0", "fatal_Undefined")->counter, 1);
+        assert_int_equal(
+            find(fx, "pcie_aer_errors_total", "0000:01:00.0", "correctable_RxErr")->counter, 0);
+        pcie_monitor_free(mon);
+}
+
+/* The basic detail: no per-type AER, no policy predictions, no capacity. */
+static void test_detail_basic(void **state)
+{
+        struct fixture *fx = *state;
+        struct pcie_monitor *mon;
+
+        fx->detail = PCIE_DETAIL_BASIC;
+        mon = start(fx, fx->dump_a, true, NULL);
+        sample(fx, mon);
+        assert_null(find(fx, "pcie_aer_errors_total", "0000:01:00.0", "correctable_RxErr"));
+        assert_int_equal(
+            find(fx, "pcie_aer_device_errors_total", "0000:01:00.0", "correctable")->counter, 10);
+        assert_null(find(fx, "pcie_policy_max_payload_size_bytes", "0000:01:00.0", "safe"));
+        assert_null(find(fx, "pcie_link_capacity_bytes_per_second", "0000:01:00.0", "current"));
+        assert_non_null(find(fx, "pcie_link_downtrained", "0000:01:00.0", ""));
+        assert_non_null(find(fx, "pcie_audit_findings", "", "critical"));
+        assert_non_null(find(fx, "pcie_max_read_request_size_bytes", "0000:01:00.0", ""));
+        pcie_monitor_free(mon);
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
@@ -371,6 +461,8 @@ int main(void)
             cmocka_unit_test_setup_teardown(test_filter, setup, teardown),
             cmocka_unit_test_setup_teardown(test_aer_unreadable_files, setup, teardown),
             cmocka_unit_test_setup_teardown(test_scan_failure_logged_once, setup, teardown),
+            cmocka_unit_test_setup_teardown(test_detail_default, setup, teardown),
+            cmocka_unit_test_setup_teardown(test_detail_basic, setup, teardown),
         };
 
         return cmocka_run_group_tests_name("pcie_monitor", tests, NULL, NULL);

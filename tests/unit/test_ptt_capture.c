@@ -719,6 +719,7 @@ static void test_samples(void **state)
         opts_ports(&o, "0000:00:00.0");
         o.direction = 2;
         o.period_s = 1;
+        o.detail = PCIE_DETAIL_FULL;
         c = capture_new(&w, "hisi_ptt0_0", &o, NULL, 0, 1);
         run_window(c);
         assert_int_equal(sim_ptt_truth(w.ptt, CORE_CX7, &t), 0);
@@ -768,6 +769,60 @@ static void test_samples(void **state)
         world_close(&w);
 }
 
+static size_t count_metric(const struct sample_set *set, const char *metric, const char *label,
+                           const char *value)
+{
+        size_t n = 0;
+
+        for (size_t i = 0; i < set->count; i++) {
+                const char *v = pcie_sample_label(&set->samples[i], label);
+
+                n += !strcmp(set->samples[i].metric, metric) && v && !strcmp(v, value);
+        }
+        return n;
+}
+
+/* Below full: the latency histogram to the last completion only; basic
+ * also leaves out requesters and quantiles. */
+static void test_samples_detail(void **state)
+{
+        static const enum pcie_detail levels[3] = {PCIE_DETAIL_BASIC, PCIE_DETAIL_DEFAULT,
+                                                   PCIE_DETAIL_FULL};
+        const char *bucket = "pcie_ptt_completion_latency_seconds_bucket";
+        const char *quantile = "pcie_ptt_completion_latency_quantile_seconds";
+        const char *requester = "pcie_ptt_requester_tlps_total";
+
+        (void)state;
+        for (int i = 0; i < 3; i++) {
+                struct sample_set set = SAMPLE_SET_INIT;
+                struct ptt_capture_opts o;
+                struct ptt_capture *c;
+                struct world w;
+
+                world_open(&w);
+                opts_ports(&o, "0000:00:00.0");
+                o.direction = 2;
+                o.period_s = 1;
+                o.detail = levels[i];
+                c = capture_new(&w, "hisi_ptt0_0", &o, NULL, 0, 1);
+                run_window(c);
+                assert_int_equal(ptt_capture_samples(c, &set), 0);
+                assert_int_equal(count_metric(&set, bucket, "completion", "last"), 25);
+                assert_int_equal(count_metric(&set, bucket, "completion", "first"),
+                                 levels[i] == PCIE_DETAIL_FULL ? 25 : 0);
+                assert_int_equal(count_metric(&set, quantile, "completion", "last"),
+                                 levels[i] == PCIE_DETAIL_BASIC ? 0 : 3);
+                assert_int_equal(count_metric(&set, quantile, "completion", "first"),
+                                 levels[i] == PCIE_DETAIL_FULL ? 3 : 0);
+                assert_true((count_metric(&set, requester, "pmu", "hisi_ptt0_0") > 0) ==
+                            (levels[i] != PCIE_DETAIL_BASIC));
+                assert_int_equal(count_metric(&set, "pcie_ptt_windows_total", "result", "ok"), 1);
+                sample_set_free(&set);
+                ptt_capture_free(c);
+                world_close(&w);
+        }
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
@@ -787,6 +842,7 @@ int main(void)
             cmocka_unit_test(test_busy),
             cmocka_unit_test(test_budget),
             cmocka_unit_test(test_samples),
+            cmocka_unit_test(test_samples_detail),
         };
 
         return cmocka_run_group_tests(tests, NULL, NULL);

@@ -40,6 +40,7 @@ struct engine_unit {
         unsigned long generation; /* bumped at every publication */
         unsigned long handed;     /* the generation engine_read handed last */
         struct sample_set work;   /* owned by the unit's thread (or the host) */
+        double thread_cpu;        /* CPU seconds of its thread, set when it ends */
 };
 
 struct owned {
@@ -357,6 +358,16 @@ static bool retryable(int err)
         return err == -EBUSY || err == -EMFILE || err == -ENFILE || err == -EAGAIN;
 }
 
+/* The thread's CPU time, kept for the account engine_stop() gives. */
+static void *thread_done(struct engine_unit *u)
+{
+        struct timespec ts;
+
+        if (!clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts))
+                u->thread_cpu = (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+        return NULL;
+}
+
 static void *unit_thread(void *arg)
 {
         struct engine_unit *u = arg;
@@ -370,16 +381,16 @@ static void *unit_thread(void *arg)
                 if (!err)
                         break;
                 if (!retryable(err))
-                        return NULL;
+                        return thread_done(u);
                 if (wait_until(e, now_of(e) + e->cfg->retry_seconds))
-                        return NULL;
+                        return thread_done(u);
         }
         u->started = true;
         while (!wait_until(e, u->src->next_tick(u->obj)))
                 run_tick(u, now_of(e));
         u->src->stop(u->obj);
         u->started = false;
-        return NULL;
+        return thread_done(u);
 }
 
 static int discover_all(struct engine *e)
@@ -566,16 +577,34 @@ void engine_stop(struct engine *e)
         atomic_store(&e->stop, true);
         pthread_cond_broadcast(&e->wake);
         pthread_mutex_unlock(&e->lock);
+        double threads_cpu = 0;
+        size_t threads = 0;
+
         for (size_t i = 0; i < e->unit_count; i++) {
                 struct engine_unit *u = e->units[i];
 
                 if (u->thread_started) {
                         pthread_join(u->thread, NULL);
                         u->thread_started = false;
+                        threads_cpu += u->thread_cpu;
+                        threads++;
                 } else if (u->started) {
                         u->src->stop(u->obj);
                         u->started = false;
                 }
+        }
+        /* What the simulator cost, apart from what is measured: the
+         * collector threads' CPU includes the time they spent inside the
+         * simulated perf calls (the kernel's and the hardware's work on a
+         * real machine). */
+        if (e->sim) {
+                double refresh, perf = sim_cpu_seconds(e->sim, &refresh);
+
+                hw_logf(&e->env, HW_LOG_INFO,
+                        "SIMULATED machine %s: %zu collector threads used %.3f s of CPU, %.3f s "
+                        "of it inside the simulated perf calls; refreshing the simulated tree "
+                        "took %.3f s",
+                        sim_machine(e->sim)->name, threads, threads_cpu, perf, refresh);
         }
 }
 

@@ -10,10 +10,12 @@
 #include <limits.h>
 #include <linux/perf_event.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "hw_env.h"
@@ -41,6 +43,10 @@ struct sim {
         struct sim_iio *iio; /* NULL without an Intel part */
         struct sim_ptt *ptt; /* PTT trace devices (cores with a PTT function) */
         struct perf_ops ops; /* routes to pmu or iio */
+        /* CPU time of the callers' threads spent inside the simulation:
+         * what a real machine's kernel and hardware would do instead. */
+        _Atomic uint64_t perf_ns, refresh_ns;
+        uint64_t *aer_written; /* what sim_refresh last wrote (sim_sysfs.h) */
         struct pci_source *pci;
         char root[4096];
         char sys[4200];
@@ -153,6 +159,32 @@ static void remove_tree(const char *root)
 
 /* ---- one perf_ops for both models: open by type, the rest by fd ---- */
 
+static uint64_t thread_cpu_ns(void)
+{
+        struct timespec ts;
+
+        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+        return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* Every entry into the simulation is timed on the calling thread, into
+ * @counter (perf_ns or refresh_ns). */
+#define SIM_TIMED(s, counter, call)                                                                \
+        ({                                                                                         \
+                uint64_t t0_ = thread_cpu_ns();                                                    \
+                __typeof__(call) r_ = (call);                                                      \
+                atomic_fetch_add_explicit(&(s)->counter, thread_cpu_ns() - t0_,                    \
+                                          memory_order_relaxed);                                   \
+                r_;                                                                                \
+        })
+
+double sim_cpu_seconds(const struct sim *s, double *refresh)
+{
+        if (refresh)
+                *refresh = (double)atomic_load_explicit(&s->refresh_ns, memory_order_relaxed) / 1e9;
+        return (double)atomic_load_explicit(&s->perf_ns, memory_order_relaxed) / 1e9;
+}
+
 static const struct perf_ops *ops_of_fd(struct sim *s, int fd)
 {
         if (s->ptt && fd >= SIM_PTT_FD_BASE)
@@ -182,21 +214,23 @@ static int route_open(void *ctx, struct perf_event_attr *attr, pid_t pid, int cp
                 o = sim_ptt_ops(s->ptt);
         if (!o)
                 return -ENOENT;
-        return o->open(o->ctx, attr, pid, cpu, group_fd, flags);
+        return SIM_TIMED(s, perf_ns, o->open(o->ctx, attr, pid, cpu, group_fd, flags));
 }
 
 static ssize_t route_read(void *ctx, int fd, void *buf, size_t len)
 {
-        const struct perf_ops *o = ops_of_fd(ctx, fd);
+        struct sim *s = ctx;
+        const struct perf_ops *o = ops_of_fd(s, fd);
 
-        return o ? o->read(o->ctx, fd, buf, len) : -EBADF;
+        return o ? SIM_TIMED(s, perf_ns, o->read(o->ctx, fd, buf, len)) : -EBADF;
 }
 
 static int route_ioctl(void *ctx, int fd, unsigned long request, unsigned long arg)
 {
-        const struct perf_ops *o = ops_of_fd(ctx, fd);
+        struct sim *s = ctx;
+        const struct perf_ops *o = ops_of_fd(s, fd);
 
-        return o ? o->ioctl(o->ctx, fd, request, arg) : -EBADF;
+        return o ? SIM_TIMED(s, perf_ns, o->ioctl(o->ctx, fd, request, arg)) : -EBADF;
 }
 
 static int route_mmap(void *ctx, int fd, size_t len, int prot, off_t offset, void **addr)
@@ -207,7 +241,7 @@ static int route_mmap(void *ctx, int fd, size_t len, int prot, off_t offset, voi
                 *addr = NULL;
                 return -EBADF;
         }
-        return o->mmap(o->ctx, fd, len, prot, offset, addr);
+        return SIM_TIMED((struct sim *)ctx, perf_ns, o->mmap(o->ctx, fd, len, prot, offset, addr));
 }
 
 static int route_munmap(void *ctx, void *addr, size_t len)
@@ -218,14 +252,15 @@ static int route_munmap(void *ctx, void *addr, size_t len)
         /* Only the trace model hands out areas (AUX and ring buffers). */
         if (s->ptt && sim_ptt_owns(s->ptt, addr))
                 o = sim_ptt_ops(s->ptt);
-        return o->munmap(o->ctx, addr, len);
+        return SIM_TIMED(s, perf_ns, o->munmap(o->ctx, addr, len));
 }
 
 static int route_close(void *ctx, int fd)
 {
-        const struct perf_ops *o = ops_of_fd(ctx, fd);
+        struct sim *s = ctx;
+        const struct perf_ops *o = ops_of_fd(s, fd);
 
-        return o ? o->close(o->ctx, fd) : -EBADF;
+        return o ? SIM_TIMED(s, perf_ns, o->close(o->ctx, fd)) : -EBADF;
 }
 
 int sim_open(const char *name_or_path, const struct sim_opts *opts, struct sim **out, char *errbuf,
@@ -325,6 +360,7 @@ void sim_close(struct sim *s)
         if (s->root[0])
                 remove_tree(s->root);
         sim_machine_free(s->machine);
+        free(s->aer_written);
         free(s);
 }
 
@@ -346,7 +382,15 @@ int sim_env(struct sim *s, struct hw_env *env)
 
 int sim_refresh(struct sim *s)
 {
-        return sim_sysfs_update_aer(s->machine, s->root, sim_pmu_now(s->pmu));
+        if (!s->aer_written) {
+                s->aer_written = calloc(s->machine->device_count ? s->machine->device_count : 1,
+                                        SIM_AER_WRITTEN_SLOTS * sizeof(*s->aer_written));
+                if (!s->aer_written)
+                        return -ENOMEM;
+        }
+        return SIM_TIMED(
+            s, refresh_ns,
+            sim_sysfs_update_aer(s->machine, s->root, sim_pmu_now(s->pmu), s->aer_written));
 }
 
 const struct sim_machine *sim_machine(const struct sim *s)

@@ -59,6 +59,12 @@ int sim_env(struct sim *s, struct hw_env *env);
 /* Brings time-dependent files (AER counts) up to now. */
 int sim_refresh(struct sim *s);
 
+/* CPU seconds the callers' threads spent inside the simulation's perf
+ * calls, and (@refresh, if not NULL) in sim_refresh: work a real machine's
+ * kernel and hardware would do, so a host can tell the simulator's cost
+ * from the collectors'. */
+double sim_cpu_seconds(const struct sim *s, double *refresh);
+
 const struct sim_machine *sim_machine(const struct sim *s);
 struct sim_pmu *sim_pmu(struct sim *s);
 /* The Intel IIO model, or NULL when the machine has no Intel part. */

@@ -1092,13 +1092,36 @@ static int ptt_event_init(struct sim_pmu_core *c, const struct perf_event_attr *
         return check_config(p, ci, attr->config);
 }
 
+/*
+ * Pages the kernel would allocate for a mapping or a trace: taken with mmap
+ * and given back with munmap, so the process holds them only while the
+ * area exists. From malloc, a freed 16 MiB area stays in the allocator's
+ * arena (glibc raises its mmap threshold after the first such free), and
+ * the daemon's RSS would carry the simulator's history instead of the
+ * collector's memory. Fresh pages are zeroed, as the kernel's are.
+ */
+static void *pages_alloc(size_t len)
+{
+        void *addr = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+        return addr == MAP_FAILED ? NULL : addr;
+}
+
+static void pages_free(void *addr, size_t len)
+{
+        if (addr)
+                munmap(addr, len);
+}
+
 static int ptt_start(struct sim_pmu_core *c, struct sim_pmu_event *ev, size_t ci)
 {
         struct sim_ptt *p = c->owner;
         const struct ptt_event *e = (const struct ptt_event *)ev;
         struct ptt_dev *d = &p->devs[ci];
 
-        d->chunk = calloc(1, SIM_PTT_CHUNK);
+        /* The driver's DMA buffers are kernel memory it keeps; the
+         * simulator's stand-in exists only while the event does. */
+        d->chunk = pages_alloc(SIM_PTT_CHUNK);
         if (!d->chunk)
                 return -ENOMEM;
         d->config = e->config;
@@ -1143,9 +1166,8 @@ static struct mapping *new_mapping(struct sim_ptt *p, size_t len, size_t dev, bo
 
                 if (m->addr)
                         continue;
-                /* Zeroed like fresh kernel pages; calloc leaves untouched
-                 * pages of a large area unmapped, which keeps tests fast. */
-                m->addr = calloc(1, len);
+                /* Untouched pages cost nothing, which keeps tests fast. */
+                m->addr = pages_alloc(len);
                 if (!m->addr)
                         return NULL;
                 m->len = len;
@@ -1231,7 +1253,7 @@ static int ptt_munmap(struct sim_pmu_core *c, void *addr, size_t len)
                                 d->pg = NULL;
                         d->running = false;
                 }
-                free(m->addr);
+                pages_free(m->addr, m->len);
                 memset(m, 0, sizeof(*m));
                 return 0;
         }
@@ -1250,7 +1272,7 @@ static void ptt_release(struct sim_pmu_core *c, struct sim_pmu_event *ev, size_t
         for (size_t i = 0; i < MAX_MAPS; i++)
                 if (p->maps[i].addr && p->maps[i].dev == ci)
                         p->maps[i].dev = SIZE_MAX;
-        free(d->chunk);
+        pages_free(d->chunk, SIM_PTT_CHUNK);
         d->chunk = NULL;
         d->pg = NULL;
         d->aux = NULL;
@@ -1309,9 +1331,9 @@ void sim_ptt_free(struct sim_ptt *p)
         if (!p)
                 return;
         for (size_t i = 0; i < MAX_MAPS; i++)
-                free(p->maps[i].addr);
+                pages_free(p->maps[i].addr, p->maps[i].len);
         for (size_t ci = 0; p->devs && ci < p->m->core_count; ci++) {
-                free(p->devs[ci].chunk);
+                pages_free(p->devs[ci].chunk, SIM_PTT_CHUNK);
                 free(p->devs[ci].heap);
                 free(p->devs[ci].lat_first);
                 free(p->devs[ci].lat_last);

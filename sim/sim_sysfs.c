@@ -473,7 +473,24 @@ static int device_dir(char *buf, size_t size, const char *root, const struct sim
         return join(buf, size, "%s/sys/bus/pci/devices/%s", root, bdf);
 }
 
-static int write_aer(struct out *o, const struct sim_machine *m, const char *root, double elapsed)
+_Static_assert(SIM_AER_WRITTEN_SLOTS == 2 * SIM_AER_CLASSES,
+               "a device's AER files: one per class, and the Root Port totals");
+
+/* Whether a file holding @total needs writing: always without a record;
+ * with one, when the total moved (counts only rise, so an unchanged total
+ * is unchanged text). The record holds total + 1; 0 is "never written". */
+static bool aer_moved(uint64_t *written, size_t slot, uint64_t total)
+{
+        if (!written)
+                return true;
+        if (written[slot] == total + 1)
+                return false;
+        written[slot] = total + 1;
+        return true;
+}
+
+static int write_aer(struct out *o, const struct sim_machine *m, const char *root, double elapsed,
+                     uint64_t *written)
 {
         char text[4096], dir[PATH_MAX];
         int r;
@@ -491,6 +508,8 @@ static int write_aer(struct out *o, const struct sim_machine *m, const char *roo
                 for (int cls = 0; cls < SIM_AER_CLASSES; cls++) {
                         size_t len = aer_text(d, cls, elapsed, text, sizeof(text), &total);
 
+                        if (!aer_moved(written, i * SIM_AER_WRITTEN_SLOTS + (size_t)cls, total))
+                                continue;
                         r = put_atomic(o, dir, aer_file[cls], text, len);
                         if (r)
                                 return r;
@@ -509,6 +528,10 @@ static int write_aer(struct out *o, const struct sim_machine *m, const char *roo
                                 aer_text(&m->devices[j], cls, elapsed, NULL, 0, &total);
                                 sum = sat_add(sum, total);
                         }
+                        if (!aer_moved(written,
+                                       i * SIM_AER_WRITTEN_SLOTS + SIM_AER_CLASSES + (size_t)cls,
+                                       sum))
+                                continue;
                         n = snprintf(text, sizeof(text), "%llu\n", (unsigned long long)sum);
                         r = put_atomic(o, dir, aer_rp_file[cls], text, (size_t)n);
                         if (r)
@@ -964,7 +987,7 @@ int sim_sysfs_write(const struct sim_machine *m, const char *root, uint32_t pmu_
                 if (r)
                         return r;
         }
-        r = write_aer(&o, m, root, 0);
+        r = write_aer(&o, m, root, 0, NULL);
         if (r)
                 return r;
         /* One PMU per core, whether or not its PMU function is described
@@ -991,11 +1014,12 @@ int sim_sysfs_write(const struct sim_machine *m, const char *root, uint32_t pmu_
         return put_file(&o, file, line, n > 0 && (size_t)n < sizeof(line) ? (size_t)n : 0);
 }
 
-int sim_sysfs_update_aer(const struct sim_machine *m, const char *root, double elapsed)
+int sim_sysfs_update_aer(const struct sim_machine *m, const char *root, double elapsed,
+                         uint64_t *written)
 {
         if (!m || !root)
                 return -EINVAL;
-        return write_aer(NULL, m, root, elapsed);
+        return write_aer(NULL, m, root, elapsed, written);
 }
 
 static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)

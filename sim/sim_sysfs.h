@@ -46,8 +46,14 @@ int sim_sysfs_write(const struct sim_machine *m, const char *root, uint32_t pmu_
  * they show the counts @elapsed seconds after start (initial + per_second *
  * elapsed, rounded down). Files are replaced atomically (write + rename), so
  * a concurrent reader sees the old or the new file, never half of one.
+ * @written (NULL: rewrite every file) remembers what each file holds:
+ * SIM_AER_WRITTEN_SLOTS entries per device, zeroed before the first call;
+ * a file whose counts did not move is left alone (most never move, and
+ * rewriting them every interval was most of the simulator's CPU time).
  */
-int sim_sysfs_update_aer(const struct sim_machine *m, const char *root, double elapsed);
+#define SIM_AER_WRITTEN_SLOTS 6
+int sim_sysfs_update_aer(const struct sim_machine *m, const char *root, double elapsed,
+                         uint64_t *written);
 
 /* The `config` image of one device (4096 bytes): header, PCI Express
  * capability (type, MPSS, MPS, MRRS, link capabilities/status/LNKCAP2) and

@@ -1231,7 +1231,7 @@ static void test_aer_update(void **state)
         assert_int_equal(a.rootport_total[AER_CORRECTABLE], 25);
 
         /* 10 s later: initial + rate * 10, rounded down */
-        assert_int_equal(sim_sysfs_update_aer(m, root, 10.0), 0);
+        assert_int_equal(sim_sysfs_update_aer(m, root, 10.0, NULL), 0);
         assert_int_equal(pcie_monitor_read_aer(&env, "0000:01:00.0", &a, &what, &bad), 0);
         assert_int_equal(counter(&a.classes[AER_CORRECTABLE], "RxErr"), 32);
         assert_int_equal(counter(&a.classes[AER_CORRECTABLE], "BadTLP"), 5);
@@ -1243,7 +1243,7 @@ static void test_aer_update(void **state)
         assert_int_equal(counter(&a.classes[AER_CORRECTABLE], "RxErr"), 9);
         assert_int_equal(a.rootport_total[AER_CORRECTABLE], 11 + 47);
         /* the MalfTLP of the mismatched switch port reaches its Root Port */
-        assert_int_equal(sim_sysfs_update_aer(m, root, 100.0), 0);
+        assert_int_equal(sim_sysfs_update_aer(m, root, 100.0, NULL), 0);
         assert_int_equal(pcie_monitor_read_aer(&env, "0000:03:00.0", &a, &what, &bad), 0);
         assert_int_equal(counter(&a.classes[AER_FATAL], "MalfTLP"), 3);
         assert_int_equal(a.classes[AER_FATAL].total, 3);
@@ -1251,12 +1251,35 @@ static void test_aer_update(void **state)
         assert_int_equal(a.rootport_total[AER_FATAL], 3);
         assert_int_equal(a.rootport_total[AER_NONFATAL], 2 + 5);
         /* nonsense elapsed times read as 0 */
-        assert_int_equal(sim_sysfs_update_aer(m, root, -5), 0);
+        assert_int_equal(sim_sysfs_update_aer(m, root, -5, NULL), 0);
         assert_int_equal(pcie_monitor_read_aer(&env, "0000:01:00.0", &a, &what, &bad), 0);
         assert_int_equal(a.classes[AER_CORRECTABLE].total, 20);
         snprintf(dir, sizeof(dir), "%s/" PCI "0000:01:00.0", root);
         assert_false(temp_files_left(dir));
-        assert_int_equal(sim_sysfs_update_aer(NULL, root, 1), -EINVAL);
+        assert_int_equal(sim_sysfs_update_aer(NULL, root, 1, NULL), -EINVAL);
+
+        /* With a record of what was written, a file whose counts did not
+         * move is left alone (a marker written into it survives), one whose
+         * counts moved is rewritten. */
+        {
+                uint64_t *written =
+                    calloc(m->device_count, SIM_AER_WRITTEN_SLOTS * sizeof(*written));
+                char path[PATH_MAX];
+                FILE *f;
+
+                assert_non_null(written);
+                assert_int_equal(sim_sysfs_update_aer(m, root, 10.0, written), 0);
+                snprintf(path, sizeof(path), "%s/aer_dev_fatal", dir);
+                f = fopen(path, "w");
+                assert_non_null(f);
+                fputs("Undefined 0\nTOTAL_ERR_FATAL 0\n", f);
+                fclose(f);
+                assert_int_equal(sim_sysfs_update_aer(m, root, 20.0, written), 0);
+                assert_int_equal(pcie_monitor_read_aer(&env, "0000:01:00.0", &a, &what, &bad), 0);
+                assert_int_equal(a.classes[AER_CORRECTABLE].total, 20 + 2 * 27);
+                assert_int_equal(a.classes[AER_FATAL].count, 1); /* the marker */
+                free(written);
+        }
         sim_machine_free(m);
         drop_root(root);
 }

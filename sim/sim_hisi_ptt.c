@@ -196,6 +196,7 @@ struct ptt_dev {
         uint64_t prev_tick;
 
         struct sim_ptt_truth truth;
+        bool keep_latencies; /* the model's setting when the event started */
         uint32_t *lat_first, *lat_last;
         size_t lat_n, lat_cap;
 };
@@ -207,6 +208,7 @@ struct sim_ptt {
         double rate_cap;
         struct ptt_dev *devs; /* per core */
         struct mapping maps[MAX_MAPS];
+        bool keep_latencies; /* sim_ptt_keep_latencies */
 };
 
 static double now_s(const struct sim_ptt *p)
@@ -741,7 +743,9 @@ static void emit_entry(struct ptt_dev *d, const struct pending *e)
         d->truth.entries++;
         d->truth.tlps[e->dir][e->kind]++;
         d->truth.payload_bytes[e->dir][e->kind] += e->payload;
-        if (e->has_latency && d->lat_n < LAT_MAX) {
+        if (e->has_latency && !d->keep_latencies) {
+                d->truth.requests_matched++;
+        } else if (e->has_latency && d->lat_n < LAT_MAX) {
                 if (d->lat_n == d->lat_cap) {
                         size_t cap = d->lat_cap ? d->lat_cap * 2 : 4096;
                         uint32_t *a = realloc(d->lat_first, cap * sizeof(*a));
@@ -1133,6 +1137,7 @@ static int ptt_start(struct sim_pmu_core *c, struct sim_pmu_event *ev, size_t ci
         d->rng = 0x5eed0000ull + ci * 7919 + c->serial;
         memset(&d->truth, 0, sizeof(d->truth));
         d->lat_n = 0;
+        d->keep_latencies = p->keep_latencies;
         if (ev->enabled)
                 trace_start(p, d, ci);
         return 0;
@@ -1410,6 +1415,13 @@ void sim_ptt_truth_reset(struct sim_ptt *p, size_t core)
         advance_locked(&p->core);
         memset(&p->devs[core].truth, 0, sizeof(p->devs[core].truth));
         p->devs[core].lat_n = 0;
+        sim_pmu_core_unlock(&p->core);
+}
+
+void sim_ptt_keep_latencies(struct sim_ptt *p, bool on)
+{
+        sim_pmu_core_lock(&p->core);
+        p->keep_latencies = on;
         sim_pmu_core_unlock(&p->core);
 }
 

@@ -135,10 +135,19 @@ int sim_ptt_truth(struct sim_ptt *p, size_t core, struct sim_ptt_truth *out);
 void sim_ptt_truth_reset(struct sim_ptt *p, size_t core);
 
 /*
+ * sim_ptt_keep_latencies - keep every matched request's true latencies for
+ * sim_ptt_truth_latency_quantile (a test's question; off by default: they
+ * take 8 bytes a request, megabytes a window, and a simulated machine under
+ * the plugin must not add memory a real one would not have).
+ */
+void sim_ptt_keep_latencies(struct sim_ptt *p, bool on);
+
+/*
  * sim_ptt_truth_latency_quantile - the @q quantile (nearest rank) of the
  * true request -> first (@last false) or last completion latencies, in
  * nanoseconds, of the requests whose request and completions were all
- * recorded. Returns a negative value when there are none.
+ * recorded (sim_ptt_keep_latencies). Returns a negative value when there
+ * are none.
  */
 double sim_ptt_truth_latency_quantile(struct sim_ptt *p, size_t core, bool last, double q);
 

@@ -58,6 +58,7 @@ static void world_open(struct world *w)
         assert_int_equal(sim_env(w->sim, &w->env), 0);
         w->ptt = sim_ptt(w->sim);
         assert_non_null(w->ptt);
+        sim_ptt_keep_latencies(w->ptt, true); /* test_latency_* ask for them */
 }
 
 /* Every test ends here: nothing open, nothing mapped. */

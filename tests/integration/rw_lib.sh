@@ -47,13 +47,18 @@ wait_http() {
 }
 
 # start_prometheus NAME [extra args]: sets ${NAME}_port ${NAME}_pid ${NAME}_url.
+# $PROM_CONFIG, if set, is the whole prometheus.yml (rules, alerting).
 start_prometheus() {
 	local name=$1 port dir
 	shift
 	port=$(free_port)
 	dir="$rw_tmp/$name"
 	mkdir -p "$dir/data"
-	printf 'global:\n  scrape_interval: 1m\n' >"$dir/prometheus.yml"
+	if [ -n "${PROM_CONFIG:-}" ]; then
+		printf '%s\n' "$PROM_CONFIG" >"$dir/prometheus.yml"
+	else
+		printf 'global:\n  scrape_interval: 1m\n' >"$dir/prometheus.yml"
+	fi
 	"$PROMETHEUS" --config.file="$dir/prometheus.yml" --storage.tsdb.path="$dir/data" \
 		--web.listen-address="127.0.0.1:$port" --web.enable-remote-write-receiver \
 		"$@" >"$dir/log" 2>&1 &

@@ -9,6 +9,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <linux/perf_event.h>
+#include <math.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -47,6 +48,7 @@ struct sim {
          * what a real machine's kernel and hardware would do instead. */
         _Atomic uint64_t perf_ns, refresh_ns;
         uint64_t *aer_written; /* what sim_refresh last wrote (sim_sysfs.h) */
+        uint8_t *flapped;      /* per device: its flapping link shows flap_width */
         struct pci_source *pci;
         char root[4096];
         char sys[4200];
@@ -361,6 +363,7 @@ void sim_close(struct sim *s)
                 remove_tree(s->root);
         sim_machine_free(s->machine);
         free(s->aer_written);
+        free(s->flapped);
         free(s);
 }
 
@@ -380,17 +383,57 @@ int sim_env(struct sim *s, struct hw_env *env)
         return 0;
 }
 
+/* Flapping links: every flap_period_s the link below a port retrains
+ * between its trained width and flap_width; both ends show it. */
+static int refresh_links(struct sim *s, double elapsed)
+{
+        const struct sim_machine *m = s->machine;
+        int ret = 0;
+
+        for (size_t i = 0; i < m->device_count; i++) {
+                const struct sim_device *d = &m->devices[i];
+                uint8_t phase;
+                unsigned int width;
+
+                if (!(d->flap_period_s > 0) || d->parent == SIM_NONE)
+                        continue;
+                phase = (uint8_t)((uint64_t)floor(elapsed / d->flap_period_s) & 1);
+                if (phase == s->flapped[i])
+                        continue;
+                width = phase ? d->flap_width : d->cur_width;
+                ret = sim_sysfs_set_link_width(m, s->root, i, width);
+                if (!ret)
+                        ret = sim_sysfs_set_link_width(m, s->root, d->parent, width);
+                if (ret)
+                        return ret;
+                s->flapped[i] = phase;
+        }
+        return 0;
+}
+
 int sim_refresh(struct sim *s)
 {
+        double elapsed = sim_pmu_now(s->pmu);
+        int ret;
+
+        if (!s->flapped) {
+                s->flapped = calloc(s->machine->device_count ? s->machine->device_count : 1, 1);
+                if (!s->flapped)
+                        return -ENOMEM;
+        }
+        if (!(elapsed >= 0))
+                elapsed = 0;
+        ret = SIM_TIMED(s, refresh_ns, refresh_links(s, elapsed));
+        if (ret)
+                return ret;
         if (!s->aer_written) {
                 s->aer_written = calloc(s->machine->device_count ? s->machine->device_count : 1,
                                         SIM_AER_WRITTEN_SLOTS * sizeof(*s->aer_written));
                 if (!s->aer_written)
                         return -ENOMEM;
         }
-        return SIM_TIMED(
-            s, refresh_ns,
-            sim_sysfs_update_aer(s->machine, s->root, sim_pmu_now(s->pmu), s->aer_written));
+        return SIM_TIMED(s, refresh_ns,
+                         sim_sysfs_update_aer(s->machine, s->root, elapsed, s->aer_written));
 }
 
 const struct sim_machine *sim_machine(const struct sim *s)

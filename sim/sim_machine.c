@@ -707,7 +707,8 @@ static int check_width(struct ctx *c, const char *path, double v, const void *ar
 static int parse_link(struct ctx *c, json_object *o, const char *path, struct sim_device *d,
                       struct devinfo *inf)
 {
-        static const char *const keys[] = {"max_speed", "max_width", "speed", "width", NULL};
+        static const char *const keys[] = {"max_speed",     "max_width",  "speed", "width",
+                                           "flap_period_s", "flap_width", NULL};
         const struct field max_width[] = {
             F_INT("max_width", d->max_width, 1, 32, .missing = "lanes: 1, 2, 4, 8, 12, 16 or 32",
                   .check = check_max_width),
@@ -715,6 +716,8 @@ static int parse_link(struct ctx *c, json_object *o, const char *path, struct si
         const struct field width[] = {
             F_INT("width", d->cur_width, 0, 32, .check = check_width, .arg = d,
                   .given = &inf->has_width),
+            F_DOUBLE("flap_period_s", d->flap_period_s, 1, 1e6),
+            F_INT("flap_width", d->flap_width, 1, 32, .check = check_width, .arg = d),
         };
         char p[PATH_LEN];
         json_object *v;
@@ -1817,10 +1820,33 @@ static int resolve_links(struct ctx *c)
                 }
                 port->cur_speed = speed;
                 port->cur_width = width;
+                if (port->flap_period_s > 0 || port->flap_width) {
+                        path_key(p, sizeof(p), c->info[i].path, "link.flap_period_s");
+                        return fail(c, p, "a flapping link is described on the function below it");
+                }
                 for (size_t j = i + 1; j < n; j++) {
-                        if (m->devices[j].parent == i) {
-                                m->devices[j].cur_speed = speed;
-                                m->devices[j].cur_width = width;
+                        struct sim_device *k = &m->devices[j];
+
+                        if (k->parent != i)
+                                continue;
+                        k->cur_speed = speed;
+                        k->cur_width = width;
+                        if (k->flap_width && !(k->flap_period_s > 0)) {
+                                path_key(p, sizeof(p), c->info[j].path, "link.flap_width");
+                                return fail(c, p, "given without flap_period_s");
+                        }
+                        if (!(k->flap_period_s > 0))
+                                continue;
+                        /* Retrains to half its width unless told. */
+                        if (!k->flap_width)
+                                k->flap_width = width > 1 ? width / 2 : 0;
+                        if (!k->flap_width || k->flap_width == width ||
+                            k->flap_width > port->max_width) {
+                                path_key(p, sizeof(p), c->info[j].path, "link.flap_width");
+                                return fail(c, p,
+                                            "x%u: a flapping link needs a width other than its "
+                                            "trained x%u that both ends support",
+                                            k->flap_width, width);
                         }
                 }
         }

@@ -114,6 +114,10 @@ struct sim_device {
         /* PCIe registers (bytes, speed codes 1..6 = 2.5..64 GT/s, lanes). */
         unsigned int mpss, mps, mrrs;
         unsigned int max_speed, max_width, cur_speed, cur_width;
+        /* A flapping link (on the function below it): every flap_period_s
+         * the link retrains between cur_width and flap_width; 0: steady. */
+        double flap_period_s;
+        unsigned int flap_width;
         bool hotplug; /* ports: slot with hot-plug capability */
 
         uint8_t secondary, subordinate; /* bridges: computed from the children */

@@ -1014,6 +1014,35 @@ int sim_sysfs_write(const struct sim_machine *m, const char *root, uint32_t pmu_
         return put_file(&o, file, line, n > 0 && (size_t)n < sizeof(line) ? (size_t)n : 0);
 }
 
+int sim_sysfs_set_link_width(const struct sim_machine *m, const char *root, size_t idx,
+                             unsigned int width)
+{
+        uint8_t cfg[PCI_CFG_SPACE_EXP_SIZE];
+        char dir[PATH_MAX], text[16];
+        const struct sim_device *d;
+        size_t off = CAP_EXP + PCI_EXP_LNKSTA;
+        uint16_t lnksta;
+        int n, r;
+
+        if (!m || !root || idx >= m->device_count)
+                return -EINVAL;
+        d = &m->devices[idx];
+        if (d->kind == SIM_RCIEP || !d->cur_width || !width || width > d->max_width)
+                return -EINVAL;
+        if (device_dir(dir, sizeof(dir), root, d))
+                return -ENAMETOOLONG;
+        /* The image as described, with the Negotiated Link Width changed. */
+        sim_config_image(m, idx, cfg);
+        lnksta = (uint16_t)(cfg[off] | cfg[off + 1] << 8);
+        lnksta = (uint16_t)((lnksta & ~0x03f0u) | (width & 0x3fu) << 4);
+        put16(cfg, off, lnksta);
+        r = put_atomic(NULL, dir, "config", (const char *)cfg, sizeof(cfg));
+        if (r)
+                return r;
+        n = snprintf(text, sizeof(text), "%u\n", width);
+        return put_atomic(NULL, dir, "current_link_width", text, (size_t)n);
+}
+
 int sim_sysfs_update_aer(const struct sim_machine *m, const char *root, double elapsed,
                          uint64_t *written)
 {

@@ -55,6 +55,15 @@ int sim_sysfs_write(const struct sim_machine *m, const char *root, uint32_t pmu_
 int sim_sysfs_update_aer(const struct sim_machine *m, const char *root, double elapsed,
                          uint64_t *written);
 
+/*
+ * sim_sysfs_set_link_width - show device @idx's link (up, not an RCiEP)
+ * trained at @width lanes (1..its max_width): its `config` (LNKSTA) and
+ * `current_link_width`, replaced atomically. The other end of the link is
+ * the caller's to change too. 0, -EINVAL, or the errno of writing.
+ */
+int sim_sysfs_set_link_width(const struct sim_machine *m, const char *root, size_t idx,
+                             unsigned int width);
+
 /* The `config` image of one device (4096 bytes): header, PCI Express
  * capability (type, MPSS, MPS, MRRS, link capabilities/status/LNKCAP2) and
  * an AER extended capability when the device has AER. Pure. */

@@ -130,12 +130,22 @@ def main():
     by_bdf = {f.bdf: f for f in fns}
     out = []
 
-    # Downtrained: the lower end of every link trained below its best.
+    # Downtrained: the lower end of every link trained below its best. A
+    # flapping link is downtrained half of the time (maybe), and flaps when
+    # it retrains at least 3 times within the run (margin: one period).
     for f in fns:
         if f.parent is None or "link" not in f.d:
             continue
         s, w, bs, bw = link_of(f)
-        if w > 0 and (s < bs or w < bw):
+        period = f.d["link"].get("flap_period_s", 0)
+        if period:
+            flips = math.floor(t_end / period) - math.floor(t_first / period)
+            if flips - 1 >= 3:
+                out.append(f"PCIeLinkFlapping instance={inst},bdf={f.bdf}")
+            elif flips + 1 >= 3:
+                out.append(f"maybe PCIeLinkFlapping instance={inst},bdf={f.bdf}")
+            out.append(f"maybe PCIeLinkDowntrained instance={inst},bdf={f.bdf}")
+        elif w > 0 and (s < bs or w < bw):
             out.append(f"PCIeLinkDowntrained instance={inst},bdf={f.bdf}")
 
     # MPS above the link partner's: on the side whose MPS is larger.

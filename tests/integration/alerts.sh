@@ -117,6 +117,9 @@ BaseDir "$rw_tmp/$h"
 PIDFile "$rw_tmp/$h/collectd.pid"
 PluginDir "$rw_tmp/plugins"
 Interval 1
+# One write thread: collectd's five may hand two value lists of a series
+# to remote_write out of order on a busy machine (README, remote_write).
+WriteThreads 1
 LoadPlugin logfile
 <Plugin logfile>
   LogLevel info

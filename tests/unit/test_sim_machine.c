@@ -513,6 +513,31 @@ static const struct err_row err_rows[] = {
                                   "{\"max_speed\": \"16GT/s\", \"max_width\": 8, \"width\": 8}}"))
          TAIL,
      {"children[0].link.width: ", "x8 is above max_width x4 of 0000:00:00.0"}},
+    {"flapping link described on the port",
+     HEAD "{\"bdf\": \"0000:00:00.0\", \"vendor\": \"0x19e5\", \"device\": \"0xa120\", \"link\": "
+          "{\"max_speed\": \"16GT/s\", \"max_width\": 4, \"flap_period_s\": 4}" KIDS(
+              EP("0000:01:00.0", "")) "}" TAIL,
+     {"root_ports[0].link.flap_period_s: ", "on the function below it"}},
+    {"flap width without a period",
+     HEAD RP("0000:00:00.0",
+             KIDS("{\"bdf\": \"0000:01:00.0\", \"vendor\": \"0x144d\", "
+                  "\"device\": \"0xa824\", \"class\": \"0x010802\", \"link\": "
+                  "{\"max_speed\": \"16GT/s\", \"max_width\": 4, \"flap_width\": 2}}")) TAIL,
+     {"children[0].link.flap_width: ", "without flap_period_s"}},
+    {"flap to the trained width",
+     HEAD RP("0000:00:00.0",
+             KIDS("{\"bdf\": \"0000:01:00.0\", \"vendor\": \"0x144d\", "
+                  "\"device\": \"0xa824\", \"class\": \"0x010802\", \"link\": "
+                  "{\"max_speed\": \"16GT/s\", \"max_width\": 4, \"flap_period_s\": 2, "
+                  "\"flap_width\": 4}}")) TAIL,
+     {"children[0].link.flap_width: ",
+      "x4: a flapping link needs a width other than its trained x4"}},
+    {"flap period too short",
+     HEAD RP("0000:00:00.0",
+             KIDS("{\"bdf\": \"0000:01:00.0\", \"vendor\": \"0x144d\", "
+                  "\"device\": \"0xa824\", \"class\": \"0x010802\", \"link\": "
+                  "{\"max_speed\": \"16GT/s\", \"max_width\": 4, \"flap_period_s\": 0.5}}")) TAIL,
+     {"children[0].link.flap_period_s: "}},
     {"speed above its own maximum",
      HEAD "{\"bdf\": \"0000:00:00.0\", \"vendor\": \"0x19e5\", \"device\": \"0xa120\", \"link\": "
           "{\"max_speed\": \"8GT/s\", \"max_width\": 4, \"speed\": \"16GT/s\"}}" TAIL,
@@ -1450,18 +1475,92 @@ static void test_stale_trees(void **state)
         assert_int_equal(rmdir(parent), 0);
 }
 
+/* ---- a flapping link ---- */
+
+static double flap_now;
+
+static double flap_clock(void *ctx)
+{
+        (void)ctx;
+        return flap_now;
+}
+
+/* The width both ends show: current_link_width and LNKSTA in config. */
+static unsigned int shown_width(const char *root, const char *bdf)
+{
+        char path[PATH_MAX], text[16] = "";
+        uint8_t cfg[256];
+        unsigned int w;
+        FILE *f;
+
+        snprintf(path, sizeof(path), "%s/" PCI "%s/current_link_width", root, bdf);
+        f = fopen(path, "r");
+        assert_non_null(f);
+        assert_non_null(fgets(text, sizeof(text), f));
+        fclose(f);
+        w = (unsigned int)atoi(text);
+        snprintf(path, sizeof(path), "%s/" PCI "%s/config", root, bdf);
+        f = fopen(path, "rb");
+        assert_non_null(f);
+        assert_int_equal(fread(cfg, 1, sizeof(cfg), f), sizeof(cfg));
+        fclose(f);
+        /* The PCIe capability at 0x40 (sim_sysfs.c's CAP_EXP), LNKSTA at +0x12. */
+        assert_int_equal((cfg[0x40 + 0x12] | cfg[0x40 + 0x13] << 8) >> 4 & 0x3f, w);
+        return w;
+}
+
+static void test_link_flap(void **state)
+{
+        char path[] = "/tmp/test_sim_flap.XXXXXX", msg[512] = "";
+        struct sim_opts so = {.clock = flap_clock};
+        struct sim *s = NULL;
+        FILE *f;
+        int fd;
+
+        (void)state;
+        fd = mkstemp(path);
+        assert_true(fd >= 0);
+        f = fdopen(fd, "w");
+        assert_non_null(f);
+        fputs(HEAD RP("0000:00:00.0",
+                      KIDS("{\"bdf\": \"0000:01:00.0\", \"vendor\": \"0x144d\", "
+                           "\"device\": \"0xa824\", \"class\": \"0x010802\", \"link\": "
+                           "{\"max_speed\": \"16GT/s\", \"max_width\": 4, "
+                           "\"flap_period_s\": 4}}")) TAIL,
+              f);
+        fclose(f);
+        flap_now = 100;
+        assert_int_equal(sim_open(path, &so, &s, msg, sizeof(msg)), 0);
+        /* Trained x4 at start; x2 (half, the default) in odd periods. */
+        assert_int_equal(shown_width(sim_root(s), "0000:01:00.0"), 4);
+        flap_now = 101;
+        assert_int_equal(sim_refresh(s), 0);
+        assert_int_equal(shown_width(sim_root(s), "0000:01:00.0"), 4);
+        flap_now = 105;
+        assert_int_equal(sim_refresh(s), 0);
+        assert_int_equal(shown_width(sim_root(s), "0000:01:00.0"), 2);
+        assert_int_equal(shown_width(sim_root(s), "0000:00:00.0"), 2);
+        flap_now = 109;
+        assert_int_equal(sim_refresh(s), 0);
+        assert_int_equal(shown_width(sim_root(s), "0000:01:00.0"), 4);
+        assert_int_equal(shown_width(sim_root(s), "0000:00:00.0"), 4);
+        assert_false(temp_files_left(sim_root(s)));
+        sim_close(s);
+        unlink(path);
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
-            cmocka_unit_test(test_shipped_2p),  cmocka_unit_test(test_shipped_misconfig),
-            cmocka_unit_test(test_bus_numbers), cmocka_unit_test(test_valid_small),
-            cmocka_unit_test(test_errors),      cmocka_unit_test(test_bounds),
-            cmocka_unit_test(test_load_errors), cmocka_unit_test(test_robustness),
-            cmocka_unit_test(test_injections),  cmocka_unit_test(test_tree_per_kernel),
-            cmocka_unit_test(test_tree_files),  cmocka_unit_test(test_config_images),
-            cmocka_unit_test(test_aer_update),  cmocka_unit_test(test_helpers),
-            cmocka_unit_test(test_shipped_spr), cmocka_unit_test(test_valid_intel),
-            cmocka_unit_test(test_stale_trees),
+            cmocka_unit_test(test_shipped_2p),      cmocka_unit_test(test_shipped_misconfig),
+            cmocka_unit_test(test_bus_numbers),     cmocka_unit_test(test_valid_small),
+            cmocka_unit_test(test_link_flap),       cmocka_unit_test(test_errors),
+            cmocka_unit_test(test_bounds),          cmocka_unit_test(test_load_errors),
+            cmocka_unit_test(test_robustness),      cmocka_unit_test(test_injections),
+            cmocka_unit_test(test_tree_per_kernel), cmocka_unit_test(test_tree_files),
+            cmocka_unit_test(test_config_images),   cmocka_unit_test(test_aer_update),
+            cmocka_unit_test(test_helpers),         cmocka_unit_test(test_shipped_spr),
+            cmocka_unit_test(test_valid_intel),     cmocka_unit_test(test_stale_trees),
         };
 
         return cmocka_run_group_tests(tests, NULL, NULL);

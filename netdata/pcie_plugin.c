@@ -82,20 +82,44 @@ static void config_path(char *buf, size_t len)
         }
 }
 
-/* On a live machine, what the missing capabilities cost, in one line. */
-static void say_missing_capabilities(void)
+/* The kernel's perf_event_paranoid; 2 (Debian's default) when unreadable. */
+static int perf_paranoid(void)
 {
+        FILE *f = fopen("/proc/sys/kernel/perf_event_paranoid", "re");
+        int v = 2;
+
+        if (f) {
+                if (fscanf(f, "%d", &v) != 1)
+                        v = 2;
+                fclose(f);
+        }
+        return v;
+}
+
+/*
+ * On a live machine without the capabilities Netdata's convention gives the
+ * plugin (README, "The Netdata plugin"): one line that says what is missing and what
+ * it costs. When perf is closed to it altogether (no CAP_PERFMON nor
+ * CAP_SYS_ADMIN, perf_event_paranoid above 0: system-wide PMU events are
+ * refused) the PMU and trace sources are turned off through the option
+ * table, instead of one permission error per PMU.
+ */
+static void degrade_without_capabilities(struct engine_config *cfg)
+{
+        enum { SYS_ADMIN = 21, PERFMON = 38, IPC_LOCK = 14 };
         static const struct {
                 int bit;
                 const char *name, *cost;
         } caps[] = {
-            {38, "CAP_PERFMON", "no PMU bandwidth/latency and no PTT trace"},
-            {21, "CAP_SYS_ADMIN", "config space past 64 bytes unreadable (link, MPS/MRRS, AER)"},
-            {14, "CAP_IPC_LOCK", "PTT trace buffers limited to perf_event_mlock_kb"},
+            {PERFMON, "CAP_PERFMON", "PMU bandwidth/latency and PTT traces"},
+            {SYS_ADMIN, "CAP_SYS_ADMIN",
+             "config space past 64 bytes: link, MPS/MRRS, AER registers"},
+            {IPC_LOCK, "CAP_IPC_LOCK", "PTT buffers above perf_event_mlock_kb"},
         };
         unsigned long long eff = 0;
-        char line[256], missing[512] = "";
+        char line[256], missing[512] = "", off[128] = "";
         FILE *f = fopen("/proc/self/status", "re");
+        int paranoid = perf_paranoid();
 
         while (f && fgets(line, sizeof(line), f))
                 if (sscanf(line, "CapEff: %llx", &eff) == 1)
@@ -106,12 +130,25 @@ static void say_missing_capabilities(void)
                 if (!(eff >> caps[i].bit & 1))
                         snprintf(missing + strlen(missing), sizeof(missing) - strlen(missing),
                                  "%s%s (%s)", missing[0] ? ", " : "", caps[i].name, caps[i].cost);
-        if (missing[0])
-                fprintf(stderr,
-                        PLUGIN ": WARNING: running as uid %u without %s; install it root:netdata "
-                               "0750 with setcap and the netdata.service drop-in (README, "
-                               "\"Netdata\")\n",
-                        (unsigned int)geteuid(), missing);
+        if (!missing[0])
+                return;
+        if (!(eff >> PERFMON & 1) && !(eff >> SYS_ADMIN & 1) && paranoid > 0) {
+                static const char *const perf_sources[] = {"CollectPMU", "CollectIIO",
+                                                           "CollectTrace"};
+                char why[256];
+
+                for (size_t i = 0; i < 3; i++)
+                        engine_config_set_boolean(cfg, perf_sources[i], false, why, sizeof(why));
+                snprintf(off, sizeof(off),
+                         "; perf_event_paranoid is %d: CollectPMU, CollectIIO and CollectTrace "
+                         "are off",
+                         paranoid);
+        }
+        fprintf(stderr,
+                PLUGIN ": WARNING: running as uid %u without %s%s; to get them install the "
+                       "plugin root:netdata 0750 with setcap and the netdata.service drop-in "
+                       "(README, \"The Netdata plugin\")\n",
+                (unsigned int)geteuid(), missing, off);
 }
 
 static void sink(void *ctx, const struct engine_unit *unit, const struct sample_set *set)
@@ -195,7 +232,7 @@ int main(int argc, char **argv)
                 return disable("%s", why);
         }
         if (!cfg.simulate && !cfg.pci_dump)
-                say_missing_capabilities();
+                degrade_without_capabilities(&cfg);
 
         struct engine_host host = {.log = log_line,
                                    .interval = update_every,

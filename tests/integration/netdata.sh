@@ -289,4 +289,32 @@ check "bad: no pcie chart" eval '! api charts | grep -q "\"pcie\."'
 check "bad: no pcie.plugin process left" no_plugin bad
 stop_netdata
 
+# ---- 5. unprivileged on a live machine: one line says what is missing ----
+# A simulated machine's tree read as a live one (SysfsRoot), by a user
+# without capabilities: the plugin says once what it cannot do, and charts
+# the rest.
+if [ "$(id -u)" -ne 0 ] || ! command -v setpriv >/dev/null; then
+	ok "# SKIP unprivileged run: needs root (to drop to nobody) and setpriv"
+else
+	mkdir -p "$tmp/live" "$tmp/unpriv"
+	"$top_builddir/tests/tools/sim_write" "$MACHINES/kunpeng930-2p.json" "$tmp/live" >/dev/null
+	printf 'SysfsRoot "%s"\nProcRoot "%s"\n' "$tmp/live/sys" "$tmp/live/proc" >"$tmp/unpriv/pcie.conf"
+	chmod -R a+rX "$tmp"
+	NETDATA_USER_CONFIG_DIR=$tmp/unpriv timeout 4 setpriv --reuid=nobody --regid=nogroup \
+		--clear-groups --inh-caps=-all --bounding-set=-all "$PLUGIN" 1 >"$tmp/unpriv.out" 2>"$tmp/unpriv.err"
+	rc=$?
+	n=$(grep -c 'without CAP_PERFMON' "$tmp/unpriv.err")
+	check "unprivileged: one line names the missing capabilities and what they cost ($n)" \
+		eval '[ "$n" -eq 1 ] && grep -q "CAP_SYS_ADMIN (config space" "$tmp/unpriv.err"'
+	if [ "$(cat /proc/sys/kernel/perf_event_paranoid)" -gt 0 ]; then
+		n=$(grep -cE 'pcie.plugin: (WARNING|ERROR)' "$tmp/unpriv.err")
+		check "unprivileged, perf closed (perf_event_paranoid > 0): that line is the only warning or error ($n), the PMU sources are off" \
+			eval '[ "$n" -eq 1 ] && grep -q "CollectPMU, CollectIIO and CollectTrace are off" "$tmp/unpriv.err"'
+	fi
+	check "unprivileged: runs until stopped (rc $rc: timeout's SIGTERM)" [ "$rc" -eq 124 ]
+	n=$(grep -c '^CHART pcie.link_width_' "$tmp/unpriv.out")
+	check "unprivileged: the links are charted all the same ($n)" [ "$n" -gt 0 ]
+	check "unprivileged: no DISABLE" eval '! grep -q DISABLE "$tmp/unpriv.out"'
+fi
+
 done_testing

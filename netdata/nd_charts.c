@@ -33,207 +33,144 @@ struct nd_map {
         bool absent_zero; /* a dimension without a sample this interval is 0 (findings) */
 };
 
+/* Units and their factors, shared by the rows. */
+#define BANDWIDTH .units = "KiB/s", .scale = 1e3, .divisor = 1024000       /* milli-bytes/s */
+#define RATIO     .units = "percentage", .scale = 1e9, .divisor = 10000000 /* nano-ratio */
+#define SECONDS   .units = "nanoseconds", .scale = 1e12, .divisor = 1000   /* picoseconds */
+#define PLAIN     .scale = 1, .divisor = 1
+
 /* Matched in order: the Intel rows (need "stack") before the Kunpeng ones
  * of the same family. Detail-only families (raw PMU counters, capacity,
  * cycles, policies) are deliberately not here: the chart set must not
  * depend on them. */
 static const struct nd_map maps[] = {
-    {"pcie_port_bandwidth_bytes_per_second",
-     "stack",
-     "iio_bandwidth",
-     "Inbound PCIe bandwidth per IIO stack",
-     "KiB/s",
-     "iio",
-     "stacked",
-     {"socket", "stack"},
-     {"part", "direction"},
-     NULL,
-     1e3,
-     1024000,
-     false,
-     false},
-    {"pcie_port_utilization_ratio",
-     "stack",
-     "iio_utilization",
-     "PCIe link utilisation per IIO stack",
-     "percentage",
-     "iio",
-     "line",
-     {"socket", "stack"},
-     {"part", "capacity"},
-     NULL,
-     1e9,
-     10000000,
-     false,
-     false},
-    {"pcie_port_bandwidth_bytes_per_second",
-     NULL,
-     "port_bandwidth",
-     "PCIe Root Port bandwidth by direction and TLP type",
-     "KiB/s",
-     "bandwidth",
-     "stacked",
-     {"port"},
-     {"direction", "tlp"},
-     NULL,
-     1e3,
-     1024000,
-     false,
-     false},
-    {"pcie_port_utilization_ratio",
-     NULL,
-     "port_utilization",
-     "PCIe Root Port link utilisation",
-     "percentage",
-     "bandwidth",
-     "line",
-     {"port"},
-     {"direction", "capacity"},
-     NULL,
-     1e9,
-     10000000,
-     false,
-     false},
-    {"pcie_port_latency_seconds",
-     NULL,
-     "port_latency",
-     "PCIe Root Port TLP latency",
-     "nanoseconds",
-     "latency",
-     "line",
-     {"port"},
-     {"event"},
-     NULL,
-     1e12,
-     1000,
-     false,
-     false},
-    {"pcie_device_bandwidth_bytes_per_second",
-     NULL,
-     "device_bandwidth",
-     "PCIe endpoint bandwidth (top talkers)",
-     "KiB/s",
-     "bandwidth",
-     "stacked",
-     {"device"},
-     {"direction", "tlp"},
-     NULL,
-     1e3,
-     1024000,
-     false,
-     false},
-    {"pcie_link_speed_transfers_per_second",
-     NULL,
-     "link_speed",
-     "PCIe link speed",
-     "GT/s",
-     "link",
-     "line",
-     {"bdf"},
-     {"state"},
-     NULL,
-     1,
-     1000000000,
-     false,
-     false},
-    {"pcie_link_width_lanes",
-     NULL,
-     "link_width",
-     "PCIe link width",
-     "lanes",
-     "link",
-     "line",
-     {"bdf"},
-     {"state"},
-     NULL,
-     1,
-     1,
-     false,
-     false},
-    {"pcie_link_downtrained",
-     NULL,
-     "link_downtrained",
-     "PCIe link trained below what both ends support",
-     "boolean",
-     "link",
-     "line",
-     {"bdf"},
-     {NULL},
-     "downtrained",
-     1,
-     1,
-     false,
-     false},
-    {"pcie_audit_finding",
-     NULL,
-     "mps_mrrs_findings",
-     "PCIe MPS/MRRS audit findings",
-     "findings",
-     "audit",
-     "line",
-     {"bdf"},
-     {"finding"},
-     NULL,
-     1,
-     1,
-     false,
-     true},
-    {"pcie_aer_device_errors_total",
-     NULL,
-     "aer_errors",
-     "PCIe AER errors by severity",
-     "errors/s",
-     "aer",
-     "line",
-     {"bdf"},
-     {"severity"},
-     NULL,
-     1,
-     1,
-     true,
-     false},
-    {"pcie_ptt_tlps_total",
-     NULL,
-     "ptt_tlps",
-     "PCIe TLP mix (PTT trace windows)",
-     "TLPs/s",
-     "ptt",
-     "stacked",
-     {"pmu"},
-     {"direction", "kind"},
-     NULL,
-     1,
-     1,
-     true,
-     false},
-    {"pcie_ptt_completion_latency_quantile_seconds",
-     NULL,
-     "ptt_latency",
-     "PCIe request to completion latency quantiles (PTT)",
-     "nanoseconds",
-     "ptt",
-     "line",
-     {"pmu"},
-     {"completion", "quantile"},
-     NULL,
-     1e12,
-     1000,
-     false,
-     false},
-    {"pcie_collector_cpu_seconds_total",
-     NULL,
-     "collector_cpu",
-     "CPU time of the pciescope collector threads",
-     "percentage",
-     "plugin",
-     "stacked",
-     {NULL},
-     {"pmu", "socket"},
-     NULL,
-     1e9,
-     10000000,
-     true,
-     false},
+    {.metric = "pcie_port_bandwidth_bytes_per_second",
+     .need = "stack",
+     .context = "iio_bandwidth",
+     .title = "Inbound PCIe bandwidth per IIO stack",
+     .family = "iio",
+     .type = "stacked",
+     .chart_by = {"socket", "stack"},
+     .dim_by = {"part", "direction"},
+     BANDWIDTH},
+    {.metric = "pcie_port_utilization_ratio",
+     .need = "stack",
+     .context = "iio_utilization",
+     .title = "PCIe link utilisation per IIO stack",
+     .family = "iio",
+     .type = "line",
+     .chart_by = {"socket", "stack"},
+     .dim_by = {"part", "capacity"},
+     RATIO},
+    {.metric = "pcie_port_bandwidth_bytes_per_second",
+     .context = "port_bandwidth",
+     .title = "PCIe Root Port bandwidth by direction and TLP type",
+     .family = "bandwidth",
+     .type = "stacked",
+     .chart_by = {"port"},
+     .dim_by = {"direction", "tlp"},
+     BANDWIDTH},
+    {.metric = "pcie_port_utilization_ratio",
+     .context = "port_utilization",
+     .title = "PCIe Root Port link utilisation",
+     .family = "bandwidth",
+     .type = "line",
+     .chart_by = {"port"},
+     .dim_by = {"direction", "capacity"},
+     RATIO},
+    {.metric = "pcie_port_latency_seconds",
+     .context = "port_latency",
+     .title = "PCIe Root Port TLP latency",
+     .family = "latency",
+     .type = "line",
+     .chart_by = {"port"},
+     .dim_by = {"event"},
+     SECONDS},
+    {.metric = "pcie_device_bandwidth_bytes_per_second",
+     .context = "device_bandwidth",
+     .title = "PCIe endpoint bandwidth (top talkers)",
+     .family = "bandwidth",
+     .type = "stacked",
+     .chart_by = {"device"},
+     .dim_by = {"direction", "tlp"},
+     BANDWIDTH},
+    {.metric = "pcie_link_speed_transfers_per_second",
+     .context = "link_speed",
+     .title = "PCIe link speed",
+     .units = "GT/s",
+     .family = "link",
+     .type = "line",
+     .chart_by = {"bdf"},
+     .dim_by = {"state"},
+     .scale = 1,
+     .divisor = 1000000000},
+    {.metric = "pcie_link_width_lanes",
+     .context = "link_width",
+     .title = "PCIe link width",
+     .units = "lanes",
+     .family = "link",
+     .type = "line",
+     .chart_by = {"bdf"},
+     .dim_by = {"state"},
+     PLAIN},
+    {.metric = "pcie_link_downtrained",
+     .context = "link_downtrained",
+     .title = "PCIe link trained below what both ends support",
+     .units = "boolean",
+     .family = "link",
+     .type = "line",
+     .chart_by = {"bdf"},
+     .dim_name = "downtrained",
+     PLAIN},
+    {.metric = "pcie_audit_finding",
+     .context = "mps_mrrs_findings",
+     .title = "PCIe MPS/MRRS audit findings",
+     .units = "findings",
+     .family = "audit",
+     .type = "line",
+     .chart_by = {"bdf"},
+     .dim_by = {"finding"},
+     PLAIN,
+     .absent_zero = true},
+    {.metric = "pcie_aer_device_errors_total",
+     .context = "aer_errors",
+     .title = "PCIe AER errors by severity",
+     .units = "errors/s",
+     .family = "aer",
+     .type = "line",
+     .chart_by = {"bdf"},
+     .dim_by = {"severity"},
+     PLAIN,
+     .incremental = true},
+    {.metric = "pcie_ptt_tlps_total",
+     .context = "ptt_tlps",
+     .title = "PCIe TLP mix (PTT trace windows)",
+     .units = "TLPs/s",
+     .family = "ptt",
+     .type = "stacked",
+     .chart_by = {"pmu"},
+     .dim_by = {"direction", "kind"},
+     PLAIN,
+     .incremental = true},
+    {.metric = "pcie_ptt_completion_latency_quantile_seconds",
+     .context = "ptt_latency",
+     .title = "PCIe request to completion latency quantiles (PTT)",
+     .family = "ptt",
+     .type = "line",
+     .chart_by = {"pmu"},
+     .dim_by = {"completion", "quantile"},
+     SECONDS},
+    /* CPU nanoseconds per second / 10^7: percent of one CPU. */
+    {.metric = "pcie_collector_cpu_seconds_total",
+     .context = "collector_cpu",
+     .title = "CPU time of the pciescope collector threads",
+     .units = "percentage",
+     .family = "plugin",
+     .type = "stacked",
+     .dim_by = {"pmu", "socket"},
+     .scale = 1e9,
+     .divisor = 10000000,
+     .incremental = true},
 };
 
 #define ND_LABELS 6
@@ -351,6 +288,34 @@ static void chart_labels(struct nd_chart *ch, const struct pcie_sample *s)
         add_label(ch, "simulated", pcie_sample_label(s, "simulated"));
 }
 
+/* Appends the values of labels @by to @buf; a missing label is @absent
+ * (NULL: left out). */
+static void append_labels(char *buf, size_t len, const char *const by[2],
+                          const struct pcie_sample *s, const char *absent)
+{
+        for (size_t i = 0; i < 2 && by[i]; i++) {
+                const char *v = pcie_sample_label(s, by[i]);
+
+                if (v || absent)
+                        append_id(buf, len, v ? v : absent);
+        }
+}
+
+/* @arr with room for one more element of @size bytes at index @count
+ * (*@cap grown when it had none), or NULL (then @arr is unchanged). */
+static void *room_for_one(void *arr, size_t *cap, size_t count, size_t size)
+{
+        size_t n = *cap ? 2 * *cap : 16;
+        void *p;
+
+        if (count < *cap)
+                return arr;
+        p = realloc(arr, n * size);
+        if (p)
+                *cap = n;
+        return p;
+}
+
 static struct nd_chart *chart_of(struct nd_charts *c, const struct nd_map *m,
                                  const struct pcie_sample *s)
 {
@@ -358,25 +323,16 @@ static struct nd_chart *chart_of(struct nd_charts *c, const struct nd_map *m,
         struct nd_chart *ch;
 
         append_id(id, sizeof(id), m->context);
-        for (size_t i = 0; i < 2 && m->chart_by[i]; i++) {
-                const char *v = pcie_sample_label(s, m->chart_by[i]);
-
-                append_id(id, sizeof(id), v ? v : "none");
-        }
+        append_labels(id, sizeof(id), m->chart_by, s, "none");
         if (c->last < c->count && !strcmp(c->charts[c->last].id, id))
                 return &c->charts[c->last];
         for (size_t i = 0; i < c->count; i++)
                 if (!strcmp(c->charts[i].id, id))
                         return &c->charts[c->last = i];
-        if (c->count == c->cap) {
-                size_t cap = c->cap ? 2 * c->cap : 32;
-                struct nd_chart *n = realloc(c->charts, cap * sizeof(*n));
-
-                if (!n)
-                        return NULL;
-                c->charts = n;
-                c->cap = cap;
-        }
+        ch = room_for_one(c->charts, &c->cap, c->count, sizeof(*ch));
+        if (!ch)
+                return NULL;
+        c->charts = ch;
         ch = &c->charts[c->count];
         memset(ch, 0, sizeof(*ch));
         ch->map = m;
@@ -390,29 +346,20 @@ static struct nd_chart *chart_of(struct nd_charts *c, const struct nd_map *m,
 static struct nd_dim *dim_of(struct nd_chart *ch, const struct pcie_sample *s)
 {
         char id[sizeof(ch->dims[0].id)] = "";
+        struct nd_dim *d;
 
         if (!ch->map->dim_by[0])
                 append_id(id, sizeof(id), ch->map->dim_name);
-        for (size_t i = 0; i < 2 && ch->map->dim_by[i]; i++) {
-                const char *v = pcie_sample_label(s, ch->map->dim_by[i]);
-
-                if (v)
-                        append_id(id, sizeof(id), v);
-        }
+        append_labels(id, sizeof(id), ch->map->dim_by, s, NULL);
         if (!id[0])
                 append_id(id, sizeof(id), "value");
         for (size_t i = 0; i < ch->dim_count; i++)
                 if (!strcmp(ch->dims[i].id, id))
                         return &ch->dims[i];
-        if (ch->dim_count == ch->dim_cap) {
-                size_t cap = ch->dim_cap ? 2 * ch->dim_cap : 8;
-                struct nd_dim *n = realloc(ch->dims, cap * sizeof(*n));
-
-                if (!n)
-                        return NULL;
-                ch->dims = n;
-                ch->dim_cap = cap;
-        }
+        d = room_for_one(ch->dims, &ch->dim_cap, ch->dim_count, sizeof(*d));
+        if (!d)
+                return NULL;
+        ch->dims = d;
         memset(&ch->dims[ch->dim_count], 0, sizeof(ch->dims[0]));
         memcpy(ch->dims[ch->dim_count].id, id, sizeof(id));
         ch->defined = false; /* sent again with the new dimension */

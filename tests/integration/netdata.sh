@@ -7,7 +7,8 @@
 #                    truth within 1 %, every alarm is evaluated and none is
 #                    raised (a healthy machine);
 #   kunpeng930-misconfig  the downtrained-link alarm is raised, one per link,
-#                    on exactly the links whose chart says downtrained;
+#                    on exactly the links whose chart says downtrained; the
+#                    MPS mismatch and the correctable AER rate raise theirs;
 #   spr-2s           IIO bandwidth per stack within 1 % of the truth;
 #   a bad option     one clear line in error.log, DISABLE, never restarted.
 # Netdata is stopped at the end, failure or not.
@@ -239,6 +240,11 @@ check "misconfig: raised on exactly the downtrained links ($(echo $raised))" \
 n=$(alarms all | grep -c '^pcie_link_downtrained ')
 m=$(charts_of pcie.link_downtrained | wc -l)
 check "misconfig: one downtrained alarm per link ($n alarms, $m links)" [ "$n" -eq "$m" ]
+raised_alarm() { alarms | grep -qE "^$1 pcie\.$2 $3\$"; }
+check "misconfig: the MPS mismatch behind the switch raises pcie_mps_critical" \
+	wait_for 20 raised_alarm pcie_mps_critical 'mps_mrrs_findings_[0-9a-f_]*' CRITICAL
+check "misconfig: the NIC's rising correctable AER count (2/s) raises pcie_aer_correctable_rate" \
+	wait_for 20 raised_alarm pcie_aer_correctable_rate aer_errors_0000_01_00_0 WARNING
 v=$(value pcie.link_width_0000_01_00_0 current)
 w=$(value pcie.link_width_0000_01_00_0 max)
 check "misconfig: the NIC's link is x${v%.*} of x${w%.*} (the description's 8 of 16)" \

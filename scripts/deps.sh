@@ -34,7 +34,8 @@ pciescope_install_deps() {
 	export DEBIAN_FRONTEND=noninteractive
 	apt-get update -qq && apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null ||
 		return 1
-	pciescope_stop_netdata_service
+	# Only a netdata this step installed: an admin's own service stays.
+	case " ${missing[*]} " in *" netdata "*) pciescope_stop_netdata_service ;; esac
 }
 
 # Debian's netdata package starts netdata.service on install (port 19999, a

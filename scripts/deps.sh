@@ -13,6 +13,7 @@ PCIESCOPE_DEPS=(
 	libsnappy-dev libcurl4-openssl-dev                    # remote_write: snappy, libcurl
 	prometheus victoria-metrics openssl                   # remote_write tests: real receivers, TLS
 	prometheus-alertmanager python3-yaml                  # alert rules: end-to-end test
+	netdata                                               # pcie.plugin tests: Debian's Netdata 1.37
 )
 # The prometheus package may start its own service on :9090; the tests never
 # use it: they start their own receivers on free loopback ports in temp dirs.
@@ -32,7 +33,24 @@ pciescope_install_deps() {
 		return 1
 	fi
 	export DEBIAN_FRONTEND=noninteractive
-	apt-get update -qq && apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+	apt-get update -qq && apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null ||
+		return 1
+	# Only a netdata this step installed: an admin's own service stays.
+	case " ${missing[*]} " in *" netdata "*) pciescope_stop_netdata_service ;; esac
+}
+
+# Debian's netdata package starts netdata.service on install (port 19999, a
+# collector of the whole machine). The tests start their own Netdata on a
+# free loopback port in a temp dir: stop and disable the system one.
+pciescope_stop_netdata_service() {
+	[ -e /usr/lib/systemd/system/netdata.service ] || [ -e /etc/init.d/netdata ] || return 0
+	if [ -d /run/systemd/system ]; then
+		systemctl disable --now netdata.service >/dev/null 2>&1
+	else
+		invoke-rc.d netdata stop >/dev/null 2>&1
+		update-rc.d netdata disable >/dev/null 2>&1
+	fi
+	return 0
 }
 
 # Configure and build in _build/ (out of tree), reconfiguring when needed.

@@ -42,6 +42,7 @@ mapfile -t CLI_H < <(headers_of cli)
 mapfile -t PLUGIN_H < <(headers_of plugin)
 mapfile -t WRITER_H < <(headers_of writer)
 mapfile -t COLLECTORS_H < <(headers_of collectors)
+mapfile -t NETDATA_H < <(headers_of netdata)
 
 PURE=(tlp ptt_entry ptt_summary pcie_cfg pcie_link aer bdf_match pci_addr uncore_table text_buf)
 PURE_H=(pci_regs.h sample.h)
@@ -62,10 +63,16 @@ rule "writer/ includes nothing of collectors/, engine/ or sim/" \
 rule "sim/ includes no plugin/, cli/ or engine/ header" \
 	sim/*.[ch] -- "${PLUGIN_H[@]}" "${CLI_H[@]}" "${ENGINE_H[@]}"
 rule "the front ends reach the simulator only through the engine (no sim/ header)" \
-	plugin/*.c cli/*.[ch] -- "${SIM_H[@]}"
+	plugin/*.c cli/*.[ch] netdata/*.[ch] -- "${SIM_H[@]}"
+# netdata/ (pcie.plugin) is a front end: thin glue over the engine, and no
+# layer below it (nor another front end) knows it.
+rule "nothing below the front ends, nor another front end, includes a netdata/ header" \
+	collectors/*.[ch] engine/*.[ch] sim/*.[ch] writer/*.[ch] plugin/*.c cli/*.[ch] -- "${NETDATA_H[@]}"
+rule "netdata/ includes no other front end's header (plugin/, cli/, writer/)" \
+	netdata/*.[ch] -- "${PLUGIN_H[@]}" "${CLI_H[@]}" "${WRITER_H[@]}"
 
 # collectd's headers only in plugin/ (and the collectd plugin among the test tools).
-bad=$(collectd_includes collectors/*.[ch] engine/*.[ch] sim/*.[ch] cli/*.[ch] writer/*.[ch])
+bad=$(collectd_includes collectors/*.[ch] engine/*.[ch] sim/*.[ch] cli/*.[ch] writer/*.[ch] netdata/*.[ch])
 if [ -z "$bad" ]; then ok "collectd headers only in plugin/"; else not_ok "collectd headers only in plugin/"; echo "$bad" | sed 's/^/# /'; fi
 
 # Nothing in collectors/ prints, exits or aborts.

@@ -18,7 +18,7 @@ if [ "$(id -u)" -ne 0 ]; then
 	echo "1..0 # SKIP installing packages needs root"
 	exit 0
 fi
-debs=("$dir"/pciescope_*_"$arch".deb "$dir"/collectd-pcie_*_"$arch".deb)
+debs=("$dir"/pciescope_*_"$arch".deb "$dir"/collectd-pcie_*_"$arch".deb "$dir"/netdata-plugin-pcie_*_"$arch".deb)
 for d in "${debs[@]}"; do
 	[ -f "$d" ] || { not_ok "package $d was built"; finish; exit 1; }
 done
@@ -32,8 +32,8 @@ cleanup() {
 	[ -n "$pid" ] && kill "$pid" 2>/dev/null && wait "$pid" 2>/dev/null
 	rm -rf "$tmp"
 	# Never leave our packages installed on the machine.
-	dpkg-query -W pciescope collectd-pcie >/dev/null 2>&1 &&
-		"${apt[@]}" purge pciescope collectd-pcie >/dev/null 2>&1
+	dpkg-query -W pciescope collectd-pcie netdata-plugin-pcie >/dev/null 2>&1 &&
+		"${apt[@]}" purge pciescope collectd-pcie netdata-plugin-pcie >/dev/null 2>&1
 }
 trap cleanup EXIT
 
@@ -45,7 +45,7 @@ apt_check() { # apt_check DESCRIPTION LOG apt-get ARGS...
 	if "${apt[@]}" "$@" >"$log" 2>&1; then ok "$d"; else not_ok "$d"; sed 's/^/# /' "$log"; fi
 }
 apt_check "apt-get install ${debs[*]##*/}" "$tmp/apt.log" install "${debs[@]}"
-for p in pciescope collectd-pcie; do
+for p in pciescope collectd-pcie netdata-plugin-pcie; do
 	check "$p $version is installed" test "$(dpkg-query -W -f='${Status} ${Version}' $p 2>/dev/null)" = \
 		"install ok installed $version"
 done
@@ -132,6 +132,29 @@ sed 's/^#\(LoadPlugin remote_write\|<Plugin remote_write>\|  <Endpoint\|    URL\
 sed -i "s#^Include .*#Include \"$tmp/rw.conf\"#" "$tmp/collectd.conf"
 check "the commented remote_write example, uncommented, is a valid configuration" "$collectd" -t -C "$tmp/collectd.conf"
 
+# ---- netdata-plugin-pcie: Netdata's conventions for a privileged plugin ----
+nplugin=/usr/lib/netdata/plugins.d/pcie.plugin
+check "pcie.plugin is root:netdata 0750 ($(stat -c '%U:%G %a' $nplugin 2>&1))" \
+	test "$(stat -c '%U:%G %a' $nplugin 2>/dev/null)" = "root:netdata 750"
+caps=$(getcap $nplugin 2>/dev/null)
+check "pcie.plugin carries its file capabilities (${caps:-none})" \
+	bash -c "grep -q cap_perfmon <<<'$caps' && grep -q cap_sys_admin <<<'$caps' && grep -q cap_ipc_lock <<<'$caps'"
+dropin=/lib/systemd/system/netdata.service.d/pcie-plugin.conf
+check "the netdata.service drop-in adds the three to the bounding set" \
+	grep -q '^CapabilityBoundingSet=CAP_PERFMON CAP_SYS_ADMIN CAP_IPC_LOCK$' $dropin
+check "the alarms are in Netdata's stock health.d" grep -q 'template: pcie_link_downtrained' /usr/lib/netdata/conf.d/health.d/pcie.conf
+check "the stock pcie.conf is in Netdata's stock config dir" test -f /usr/lib/netdata/conf.d/pcie.conf
+mkdir -p "$tmp/nd" && chmod 755 "$tmp" "$tmp/nd"
+echo 'Simulate "kunpeng930-2p"' >"$tmp/nd/pcie.conf"
+# As Netdata runs it: user netdata, the interval as argument, the config dir in the environment.
+runuser -u netdata -- env NETDATA_USER_CONFIG_DIR="$tmp/nd" timeout 4 $nplugin 1 >"$tmp/nd.out" 2>"$tmp/nd.err"
+charts=$(grep -c '^CHART pcie\.' "$tmp/nd.out")
+check "user netdata runs the installed plugin: $charts charts of the simulated machine (machines found without MachineDirectory)" \
+	test "$charts" -gt 10
+check "  ... and it says SIMULATED on stderr" grep -q 'SIMULATED machine "kunpeng930-2p"' "$tmp/nd.err"
+check "a user outside the netdata group cannot run it" \
+	bash -c "! runuser -u nobody -- $nplugin 1 </dev/null >/dev/null 2>&1"
+
 # ---- upgrade: a changed conffile survives ----
 echo "# local change $$" >>"$conf"
 up=$tmp/up
@@ -141,18 +164,21 @@ for d in "${debs[@]}"; do
 	sed -i "s/^Version: .*/Version: $version+up1/; s/(= $version)/(= $version+up1)/" "$up/$p/DEBIAN/control"
 	dpkg-deb -b "$up/$p" "$up/${p}_up1.deb" >/dev/null
 done
-apt_check "apt-get install the upgrade ($version+up1)" "$tmp/apt2.log" install "$up"/pciescope_up1.deb "$up"/collectd-pcie_up1.deb
+apt_check "apt-get install the upgrade ($version+up1)" "$tmp/apt2.log" install "$up"/pciescope_up1.deb "$up"/collectd-pcie_up1.deb "$up"/netdata-plugin-pcie_up1.deb
 check "collectd-pcie is now $version+up1" test "$(dpkg-query -W -f='${Version}' collectd-pcie)" = "$version+up1"
 check "the local change to $conf survived the upgrade" grep -q "^# local change $$\$" "$conf"
+check "pcie.plugin is still root:netdata 0750 after the upgrade" \
+	test "$(stat -c '%U:%G %a' $nplugin 2>/dev/null)" = "root:netdata 750"
 
 # ---- purge: nothing left ----
-apt_check "apt-get purge pciescope collectd-pcie" "$tmp/apt3.log" purge pciescope collectd-pcie
-check "dpkg knows neither package any more" bash -c '! dpkg-query -W pciescope collectd-pcie 2>/dev/null | grep -q .'
+apt_check "apt-get purge pciescope collectd-pcie netdata-plugin-pcie" "$tmp/apt3.log" purge pciescope collectd-pcie netdata-plugin-pcie
+check "dpkg knows none of the packages any more" bash -c '! dpkg-query -W pciescope collectd-pcie netdata-plugin-pcie 2>/dev/null | grep -q .'
 left=
 for f in /usr/bin/pciescope /usr/lib/collectd/pcie.so /usr/lib/collectd/remote_write.so "$conf" \
 	/usr/share/pciescope /usr/share/man/man1/pciescope.1.gz /usr/share/man/man5/collectd-pcie.5.gz \
 	/usr/share/bash-completion/completions/pciescope /usr/share/doc/pciescope /usr/share/doc/collectd-pcie \
-	/var/spool/collectd/remote_write; do
+	/var/spool/collectd/remote_write $nplugin /usr/lib/netdata/conf.d/pcie.conf \
+	/usr/lib/netdata/conf.d/health.d/pcie.conf $dropin /usr/share/doc/netdata-plugin-pcie; do
 	[ -e "$f" ] && left+=" $f"
 done
 check "purge left nothing behind${left:+:$left}" test -z "$left"

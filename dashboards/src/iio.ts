@@ -4,7 +4,8 @@
 // inventory.
 import * as c from "./common";
 
-const iio = 'tlp="all",socket=~"$socket",stack=~"$stack"';
+const stacks = 'pmu=~"uncore_iio.*",socket=~"$socket",stack=~"$stack"';
+const iio = `tlp="all",${stacks}`;
 
 export function intelIio() {
 	return c
@@ -49,7 +50,7 @@ export function intelIio() {
 				unit: "Bps",
 				queries: [
 					{
-						expr: `sum by (instance, socket, stack, part) (pcie_iio_bw_out_estimate_bytes_per_second${c.sel('socket=~"$socket",stack=~"$stack"')})`,
+						expr: `sum by (instance, socket, stack, part) (pcie_iio_bw_out_estimate_bytes_per_second${c.sel(stacks)})`,
 						legend: "{{instance}} s{{socket}} stack {{stack}} part {{part}}",
 					},
 				],
@@ -63,7 +64,7 @@ export function intelIio() {
 				unit: "percentunit",
 				queries: [
 					{
-						expr: `max by (instance, socket, stack, port, capacity) (pcie_port_utilization_ratio${c.sel(iio)})`,
+						expr: `max by (instance, socket, stack, port, capacity) (pcie_port_utilization_ratio${c.sel(stacks)})`,
 						legend: "{{instance}} s{{socket}} stack {{stack}} {{port}} {{capacity}}",
 					},
 				],
@@ -82,7 +83,7 @@ export function intelIio() {
 				description:
 					"`pcie_iio_stack_info`: each IIO stack's PMU, root bus, how it is mapped (kernel, config, unmapped), bytes per count and whether the scale was corrected.",
 				unit: "none",
-				queries: [{ expr: `pcie_iio_stack_info${c.sel('socket=~"$socket",stack=~"$stack"')}` }],
+				queries: [{ expr: `pcie_iio_stack_info${c.sel(stacks)}` }],
 				hide: ["__name__", "Value"],
 				w: 24,
 			}),

@@ -135,7 +135,13 @@ export function statPanel(s: PanelSpec): stat.PanelBuilder {
 // Instant queries as a table: one row per series, the labels as columns;
 // several queries are merged on their common labels.
 export function tablePanel(
-	s: PanelSpec & { sortBy?: string; hide?: string[]; rename?: Record<string, string> },
+	s: PanelSpec & {
+		sortBy?: string;
+		hide?: string[];
+		rename?: Record<string, string>;
+		// thresholds of single columns (by the query's column name, "Value #E")
+		columnThresholds?: Record<string, [number, string][]>;
+	},
 ): table.PanelBuilder {
 	const qs = s.queries.map((q) => ({ ...q, instant: true, legend: q.legend ?? "" }));
 	const p = base(new table.PanelBuilder(), { ...s, queries: qs })
@@ -145,6 +151,9 @@ export function tablePanel(
 	const exclude: Record<string, boolean> = { Time: true };
 	for (const h of s.hide ?? []) exclude[h] = true;
 	p.withTransformation({ id: "organize", options: { excludeByName: exclude, renameByName: s.rename ?? {} } });
+	for (const [col, steps] of Object.entries(s.columnThresholds ?? {}))
+		// by the name the table shows (after the organize rename)
+		p.overrideByName(s.rename?.[col] ?? col, [{ id: "thresholds", value: thresholds(...steps).build() }]);
 	if (s.sortBy) p.sortBy([new common.TableSortByFieldStateBuilder().displayName(s.sortBy).desc(true)]);
 	return p;
 }

@@ -53,11 +53,11 @@ export function fleet() {
 			c.statPanel({
 				title: "Hosts with uncorrectable AER",
 				description:
-					"Hosts where `pcie_aer_device_errors_total` of severity fatal or nonfatal rose in the selected interval.",
+					"Hosts where `pcie_aer_device_errors_total` of severity fatal or nonfatal rose within the dashboard's time range.",
 				unit: "none",
 				queries: [
 					{
-						expr: `count(sum by (instance) (increase(pcie_aer_device_errors_total${c.sel('severity=~"fatal|nonfatal"')}[$__rate_interval])) > 0) or vector(0)`,
+						expr: `count(sum by (instance) (increase(pcie_aer_device_errors_total${c.sel('severity=~"fatal|nonfatal"')}[$__range])) > 0) or vector(0)`,
 					},
 				],
 				thresholds: [[1, "red"]],

@@ -118,7 +118,7 @@ export function host() {
 						expr: `max by (instance, bdf, parent, port_type, device_name) (pcie_device_info${c.sel()}) and on (instance, bdf) pcie_link_up`,
 					},
 				],
-				thresholds: [[1, "red"]],
+				columnThresholds: { "Value #E": [[1, "red"]], "Value #F": [[1, "orange"]] },
 				hide: ["Value #G"],
 				rename: {
 					"Value #A": "speed GT/s",
@@ -164,6 +164,7 @@ export function host() {
 					{ expr: `max by (instance, bdf) (pcie_max_payload_size_bytes${c.sel('setting="configured"')})` },
 					{ expr: `max by (instance, bdf) (pcie_max_read_request_size_bytes${c.sel()})` },
 				],
+				rename: { "Value #A": "MPS", "Value #B": "MRRS" },
 				w: 12,
 			}),
 		)

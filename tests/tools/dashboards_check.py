@@ -216,6 +216,30 @@ def downtrained_links(machine_file):
     return out
 
 
+def uncorrectable_aer(machine_file):
+    """Whether the description has fatal or nonfatal AER counts that rise."""
+    with open(machine_file) as fh:
+        m = json.loads(strip_comments(fh.read()))
+    found = []
+
+    def walk(node):
+        if isinstance(node, dict):
+            aer = node.get("aer")
+            if isinstance(aer, dict):
+                for sev in ("fatal", "nonfatal"):
+                    for err in (aer.get(sev) or {}).values():
+                        if isinstance(err, dict) and err.get("per_second", 0) > 0:
+                            found.append(node.get("bdf"))
+            for v in node.values():
+                walk(v)
+        elif isinstance(node, list):
+            for x in node:
+                walk(x)
+
+    walk(m)
+    return bool(found)
+
+
 def live(d, prom, vm, t, hosts, mdir):
     boards = load(d)
     host_of = {mach: h for h, mach in hosts.items()}
@@ -288,6 +312,10 @@ def fleet_run(boards, prom, vm, t, hosts, host_of, allre, mdir):
         v and v[0][1], len(want_dt), sorted(want_dt)))
     rows = {(m.get("instance"), m.get("bdf")) for m, _ in fleet_q(prom, "Downtrained links")}
     report(rows == want_dt, "fleet: the downtrained links table names them (%s)" % sorted(rows))
+    want_aer = sorted(h for mach, h in host_of.items() if uncorrectable_aer(os.path.join(mdir, mach + ".json")))
+    v = fleet_q(prom, "Hosts with uncorrectable AER/stat")
+    report(v and v[0][1] == len(want_aer), "fleet: hosts with uncorrectable AER = %s, the descriptions make %s count" % (
+        v and v[0][1], want_aer))
     crit = fleet_q(prom, "Critical MPS/MRRS findings/stat")
     rows = fleet_q(prom, "Critical MPS/MRRS findings")
     report(crit and crit[0][1] == len(rows) and len(rows) > 0 and {m["instance"] for m, _ in rows} == {host_of[KPM]},

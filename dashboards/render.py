@@ -72,7 +72,7 @@ def fmt(v, unit):
     if v is None or (isinstance(v, float) and math.isnan(v)):
         return "NaN"
     if unit == "percentunit":
-        return "%.1f%%" % (100 * v)
+        return ("%.1f%%" if abs(v) >= 0.01 or v == 0 else "%.2g%%") % (100 * v)
     if unit in ("Bps", "bytes"):
         suffix = "/s" if unit == "Bps" else ""
         for div, p in ((1e9, "GB"), (1e6, "MB"), (1e3, "kB")):

@@ -12,6 +12,7 @@ PCIESCOPE_DEPS=(
 	protobuf-c-compiler libprotobuf-c-dev                 # remote_write: protoc-c, protobuf-c
 	libsnappy-dev libcurl4-openssl-dev                    # remote_write: snappy, libcurl
 	prometheus victoria-metrics openssl                   # remote_write tests: real receivers, TLS
+	python3-matplotlib                                    # dashboards/render.py (docs/img pictures)
 )
 # The prometheus package may start its own service on :9090; the tests never
 # use it: they start their own receivers on free loopback ports in temp dirs.

@@ -146,11 +146,11 @@ export function collector() {
 		.withPanel(
 			c.timeSeries({
 				title: "Time since last successful send",
-				description: "time() - `remote_write_last_success_timestamp_seconds` per endpoint.",
+				description: "time() - `remote_write_last_success_timestamp_seconds` per endpoint (0, never sent, is left out).",
 				unit: "s",
 				queries: [
 					{
-						expr: `time() - max by (instance, endpoint) (remote_write_last_success_timestamp_seconds${c.sel(ep)})`,
+						expr: `time() - (max by (instance, endpoint) (remote_write_last_success_timestamp_seconds${c.sel(ep)}) > 0)`,
 						legend: "{{instance}} {{endpoint}}",
 					},
 				],

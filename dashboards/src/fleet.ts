@@ -224,7 +224,7 @@ export function fleet() {
 				description: `Seconds since each host's last successful remote_write request (time() - \`remote_write_last_success_timestamp_seconds\`), worst first.`,
 				unit: "s",
 				queries: [
-					{ expr: `topk(${K}, time() - max by (instance) (remote_write_last_success_timestamp_seconds${c.sel()}))` },
+					{ expr: `topk(${K}, time() - (max by (instance) (remote_write_last_success_timestamp_seconds${c.sel()}) > 0))` },
 				],
 				thresholds: [
 					[120, "orange"],

@@ -25,6 +25,10 @@ if (!out) {
 fs.mkdirSync(out, { recursive: true });
 for (const [name, make] of boards) {
 	const file = path.join(out, `${name}.json`);
-	fs.writeFileSync(file, JSON.stringify(make(), null, 2) + "\n");
+	const board = make() as { panels?: { id?: number }[] };
+	// Stable panel ids (links to a panel, and Grafana versions that do not
+	// number panels themselves on import).
+	(board.panels ?? []).forEach((p, i) => (p.id = i + 1));
+	fs.writeFileSync(file, JSON.stringify(board, null, 2) + "\n");
 	console.log(`wrote ${file}`);
 }

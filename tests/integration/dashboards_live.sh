@@ -1,0 +1,114 @@
+#!/bin/bash
+# dashboards_live.sh - the dashboards on live data (issue 13), also the
+# fleet run: three collectd daemons with the pcie plugin on the three
+# simulated machines (distinct Hostnames) write through remote_write into
+# ONE real Prometheus 2.42 and one VictoriaMetrics 1.79. Then every panel
+# query of the committed dashboards/grafana/*.json (template variables
+# substituted) must return data for the host of each machine it is meant for
+# and none for the others, the fleet overview's counts and top-k must match
+# the machine descriptions and the raw series, and VictoriaMetrics must
+# answer the fleet queries like Prometheus.
+#
+# DASHBOARDS_PICTURES=DIR also renders every dashboard into DIR/*.png
+# (dashboards/render.py, `make pictures`); DASHBOARDS_RUN_SECONDS sets how
+# long the daemons run (default 35).
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/rw_lib.sh"
+[ -x "$COLLECTD" ] || skip_all "collectd is not installed"
+[ -x "$PROMETHEUS" ] || skip_all "prometheus is not installed"
+[ -x "$VICTORIA_METRICS" ] || skip_all "victoria-metrics is not installed"
+command -v curl >/dev/null || skip_all "curl is not installed"
+for so in pcie remote_write; do
+	[ -f "$top_builddir/plugin/.libs/$so.so" ] || skip_all "the $so plugin was not built"
+done
+mkdir -p "$rw_tmp/plugins"
+cp "$top_builddir/plugin/.libs/pcie.so" "$top_builddir/plugin/.libs/remote_write.so" \
+	/usr/lib/collectd/logfile.so "$rw_tmp/plugins/"
+RUN=${DASHBOARDS_RUN_SECONDS:-35}
+CHECK="$top_srcdir/tests/tools/dashboards_check.py"
+BOARDS="$top_srcdir/dashboards/grafana"
+
+start_prometheus prom
+start_vm vm
+check "prometheus is up" wait_http "$prom_url/-/ready" 30
+check "victoria-metrics is up" wait_http "$vm_url/health" 30
+
+# conf MACHINE HOST [pcie lines...]
+conf() {
+	local machine=$1 host=$2 line
+	shift 2
+	mkdir -p "$rw_tmp/$host"
+	cat >"$rw_tmp/$host/c.conf" <<CONF
+Hostname "$host"
+BaseDir "$rw_tmp/$host"
+PIDFile "$rw_tmp/$host/collectd.pid"
+PluginDir "$rw_tmp/plugins"
+Interval 1
+LoadPlugin logfile
+<Plugin logfile>
+  LogLevel info
+  File "$rw_tmp/$host/c.log"
+  PrintSeverity true
+</Plugin>
+LoadPlugin pcie
+<Plugin pcie>
+  Simulate "$machine"
+  MachineDirectory "$top_srcdir/sim/machines"
+  TraceDuration 0.2
+  TracePeriod 2
+  MaxConcurrentTraces 2
+$(for line in "$@"; do echo "  $line"; done)
+</Plugin>
+LoadPlugin remote_write
+<Plugin remote_write>
+  <Endpoint "prom">
+    URL "$prom_url/api/v1/write"
+    BatchDeadline 0.5
+  </Endpoint>
+  <Endpoint "vm">
+    URL "$vm_url/api/v1/write"
+    BatchDeadline 0.5
+  </Endpoint>
+</Plugin>
+CONF
+}
+# The Sapphire Rapids host maps its socket-0 IIO stacks to their Root Ports
+# as README's "Intel IIO stack mapping" tells a user to (IIOStackBus), so
+# that the utilisation panels have mapped stacks to show.
+conf kunpeng930-2p kp-2p-01
+conf kunpeng930-misconfig kp-misconfig-01
+conf spr-2s spr-01 \
+	'IIOStackBus "uncore_iio_free_running_2" 0 "0000:15"' \
+	'IIOStackBus "uncore_iio_free_running_4" 0 "0000:26"' \
+	'IIOStackBus "uncore_iio_6" 0 "0000:37"'
+pids=()
+for h in kp-2p-01 kp-misconfig-01 spr-01; do
+	"$COLLECTD" -f -C "$rw_tmp/$h/c.conf" >"$rw_tmp/$h/out" 2>&1 &
+	pids+=("$!")
+	rw_pids+=("$!")
+done
+t0=$(date +%s)
+sleep "$RUN"
+t=$(date +%s)
+for p in "${pids[@]}"; do
+	kill "$p" 2>/dev/null
+	wait "$p" 2>/dev/null
+done
+for h in kp-2p-01 kp-misconfig-01 spr-01; do
+	check "$h: collectd logged no errors" eval "! grep -q '\\[error\\]' '$rw_tmp/$h/c.log'"
+	grep '\[error\]' "$rw_tmp/$h/c.log" | head -3 | sed 's/^/# /'
+done
+sleep 2 # VictoriaMetrics makes fresh samples searchable after a moment
+
+while IFS=$'\t' read -r st desc; do
+	check "$desc" [ "$st" = ok ]
+done < <("$PYTHON3" "$CHECK" live "$BOARDS" "$prom_url" "$vm_url" "$t" \
+	kp-2p-01=kunpeng930-2p kp-misconfig-01=kunpeng930-misconfig spr-01=spr-2s \
+	--machines "$top_srcdir/sim/machines" || echo "not ok	dashboards_check.py live exited $?")
+
+if [ -n "$DASHBOARDS_PICTURES" ]; then
+	check "render the dashboards into $DASHBOARDS_PICTURES" \
+		"${MATPLOTLIB_PYTHON:-/usr/bin/python3}" "$top_srcdir/dashboards/render.py" \
+		"$BOARDS" "$prom_url" "$t0" "$t" "$DASHBOARDS_PICTURES"
+fi
+done_testing

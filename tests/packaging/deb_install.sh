@@ -67,6 +67,13 @@ for m in kunpeng930-2p kunpeng930-misconfig spr-2s; do
 done
 check "types file /usr/share/pciescope/pcie_types.db" grep -q '^link_speed_transfers_per_second ' /usr/share/pciescope/pcie_types.db
 check "dashboards dir /usr/share/pciescope/dashboards is there" test -d /usr/share/pciescope/dashboards
+check "the Grafana dashboards and the alert rules are installed" \
+	eval 'ls /usr/share/pciescope/dashboards/grafana/*.json >/dev/null &&
+	      test -f /usr/share/pciescope/dashboards/alerts/pcie.rules.yml &&
+	      ! test -e /usr/share/pciescope/dashboards/node_modules'
+if command -v promtool >/dev/null; then
+	check "promtool accepts the installed rules" promtool check rules /usr/share/pciescope/dashboards/alerts/pcie.rules.yml
+fi
 complete_words() { # complete_words WORDS...: what bash completion offers for the last word
 	bash -c '. /usr/share/bash-completion/bash_completion
 		. /usr/share/bash-completion/completions/pciescope

@@ -4,6 +4,11 @@
  */
 #include "pcie_link.h"
 
+#include <ctype.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
 /* Indexed by speed code. Numerator/denominator of the line encoding. */
 static const struct {
         double gts;
@@ -16,6 +21,34 @@ static const struct {
 double pcie_speed_gts(unsigned int code)
 {
         return code <= PCIE_SPEED_CODE_MAX ? speed_table[code].gts : 0.0;
+}
+
+int pcie_speed_code_parse(const char *text, uint8_t *code)
+{
+        char *end;
+        double gts;
+
+        if (!strncmp(text, "Unknown", 7) && (!text[7] || text[7] == '\n')) {
+                *code = 0;
+                return 0;
+        }
+        if (!isdigit((unsigned char)text[0]))
+                return -EINVAL;
+        gts = strtod(text, &end);
+        if (strncmp(end, " GT/s", 5))
+                return -EINVAL;
+        end += 5;
+        if (!strncmp(end, " PCIe", 5))
+                end += 5;
+        if (*end && strcmp(end, "\n"))
+                return -EINVAL;
+        for (unsigned int c = 1; c <= PCIE_SPEED_CODE_MAX; c++) {
+                if (speed_table[c].gts != 0.0 && speed_table[c].gts == gts) {
+                        *code = (uint8_t)c;
+                        return 0;
+                }
+        }
+        return -EINVAL;
 }
 
 uint64_t pcie_link_capacity_bytes(unsigned int speed_code, unsigned int width)

@@ -19,6 +19,15 @@
 double pcie_speed_gts(unsigned int code);
 
 /*
+ * pcie_speed_code_parse - the speed code of a sysfs link speed text, as
+ * the kernel writes current_link_speed and max_link_speed: "16.0 GT/s PCIe"
+ * (5.7 and later), "8 GT/s", "2.5 GT/s" (older), "Unknown" (code 0: link
+ * down). A trailing newline is fine. Returns 0, or -EINVAL for anything
+ * else.
+ */
+int pcie_speed_code_parse(const char *text, uint8_t *code);
+
+/*
  * Raw usable bandwidth of one direction of a link, in bytes per second,
  * after line encoding: 8b/10b for 2.5 and 5 GT/s, 128b/130b for 8 to 32 GT/s,
  * and 1:1 for 64 GT/s FLIT mode (as the kernel counts it; FEC/CRC overhead

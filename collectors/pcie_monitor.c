@@ -425,8 +425,11 @@ static int emit_function(struct pcie_monitor *mon, const struct pcie_topo *topo,
         if (f->cfg_len < 256 && !st->truncated_logged) {
                 hw_logf(mon->env, HW_LOG_NOTICE,
                         "%s: only %zu bytes of configuration space readable (reading more "
-                        "needs CAP_SYS_ADMIN); no link or MPS data for it",
-                        f->bdf, f->cfg_len);
+                        "needs CAP_SYS_ADMIN); %s",
+                        f->bdf, f->cfg_len,
+                        f->link_from_sysfs ? "its link speed and width come from sysfs, no MPS "
+                                             "or MRRS data for it"
+                                           : "no link or MPS data for it");
                 st->truncated_logged = true;
         }
         if (mon->opts.collect_info)

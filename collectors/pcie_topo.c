@@ -254,6 +254,90 @@ static int read_numa_node(const struct hw_env *env, const char *bdf)
         return (int)v;
 }
 
+static int read_width(const struct hw_env *env, const char *bdf, const char *name, uint8_t *width)
+{
+        char text[32], *end;
+        long w;
+
+        if (hw_read_file(env, HW_SYSFS, text, sizeof(text), "bus/pci/devices/%s/%s", bdf, name) <=
+            0)
+                return -ENOENT;
+        w = strtol(text, &end, 10);
+        if (end == text || (*end && *end != '\n') || w < 0 || w > 32)
+                return -EINVAL;
+        *width = (uint8_t)w;
+        return 0;
+}
+
+static int read_speed(const struct hw_env *env, const char *bdf, const char *name, uint8_t *code)
+{
+        char text[64];
+
+        if (hw_read_file(env, HW_SYSFS, text, sizeof(text), "bus/pci/devices/%s/%s", bdf, name) <=
+            0)
+                return -ENOENT;
+        return pcie_speed_code_parse(text, code);
+}
+
+/* The link as the kernel's sysfs files show it (4.13 and later); false
+ * when a file is missing or says nothing usable. */
+static bool read_sysfs_link(const struct hw_env *env, const char *bdf, struct pcie_link_regs *out)
+{
+        struct pcie_link_regs l = {0};
+
+        if (read_speed(env, bdf, "max_link_speed", &l.max_speed_code) || !l.max_speed_code ||
+            read_width(env, bdf, "max_link_width", &l.max_width) || !l.max_width ||
+            read_speed(env, bdf, "current_link_speed", &l.cur_speed_code) ||
+            read_width(env, bdf, "current_link_width", &l.cur_width))
+                return false;
+        *out = l;
+        return true;
+}
+
+/*
+ * Without CAP_SYS_ADMIN the kernel shows a reader only the 64-byte header
+ * of config space: no PCI Express capability, so no link registers. The
+ * sysfs link files are world-readable and say the same speeds and widths.
+ * The port types are in the capability too, so the other end of each link
+ * is found from the tree: a function's link leads to its parent bridge,
+ * except for a bridge at an even depth below a root bus (a switch's
+ * downstream port: its parent is the switch's upstream port, inside the
+ * switch), whose link leads to its first child. Conventional PCI bridges
+ * below PCIe ports would confuse this; they are rare on machines that
+ * have PCIe links to watch.
+ */
+static void sysfs_links(const struct hw_env *env, struct pcie_topo *topo)
+{
+        bool any = false;
+
+        for (size_t i = 0; i < topo->count; i++) {
+                struct pcie_function *f = &topo->funcs[i];
+
+                if (f->info.has_pcie || f->cfg_len >= PCI_CFG_SPACE_SIZE ||
+                    !read_sysfs_link(env, f->bdf, &f->info.link))
+                        continue;
+                f->info.has_link = true;
+                f->link_from_sysfs = true;
+                any = true;
+        }
+        if (!any)
+                return;
+        for (size_t i = 0; i < topo->count; i++) {
+                struct pcie_function *f = &topo->funcs[i];
+                struct pcie_function *p;
+
+                if (!f->link_from_sysfs || f->parent == PCIE_TOPO_NONE)
+                        continue;
+                p = &topo->funcs[f->parent];
+                if (!p->link_from_sysfs || (f->info.is_bridge && f->depth % 2 == 0))
+                        continue;
+                f->partner = f->parent;
+                if (p->partner == PCIE_TOPO_NONE)
+                        p->partner = i;
+        }
+        derive_links(topo);
+}
+
 int pcie_topo_scan(const struct hw_env *env, const struct pcie_topo_opts *opts,
                    struct pcie_topo **out)
 {
@@ -271,6 +355,8 @@ int pcie_topo_scan(const struct hw_env *env, const struct pcie_topo_opts *opts,
                 return err;
         }
         pcie_topo_finish(topo);
+        if (opts && opts->read_sysfs && topo->truncated)
+                sysfs_links(env, topo);
         for (size_t i = 0; i < topo->count; i++) {
                 struct pcie_function *f = &topo->funcs[i];
 

@@ -41,6 +41,7 @@ struct pcie_function {
         char device_name[PCIE_NAME_LEN];
 
         /* Derived link view, valid when info.has_link. */
+        bool link_from_sysfs; /* config space too short: the link from sysfs */
         bool link_up;
         bool downtrained;
         uint8_t speed_vector; /* supported speeds (LNKCAP2 or derived) */

@@ -113,7 +113,8 @@ static void degrade_without_capabilities(struct engine_config *cfg)
         } caps[] = {
             {PERFMON, "CAP_PERFMON", "PMU bandwidth/latency and PTT traces"},
             {SYS_ADMIN, "CAP_SYS_ADMIN",
-             "config space past 64 bytes: link, MPS/MRRS, AER registers"},
+             "config space past 64 bytes: MPS/MRRS and AER registers (link speed and width "
+             "come from sysfs)"},
             {IPC_LOCK, "CAP_IPC_LOCK", "PTT buffers above perf_event_mlock_kb"},
         };
         unsigned long long eff = 0;

@@ -8,6 +8,7 @@
  * (multiply first, then divide by the encoding denominator, then by 8), so
  * 8 GT/s x16 = 8e9 * 16 * 128 / 130 / 8 = 15753846153 (not ...154).
  */
+#include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -473,9 +474,36 @@ static void test_link_tracker(void **state)
         }
 }
 
+/* The kernel's sysfs speed texts, old and new, and what is not one. */
+static void test_speed_code_parse(void **state)
+{
+        static const struct {
+                const char *text;
+                int ret;
+                uint8_t code;
+        } rows[] = {
+            {"2.5 GT/s PCIe\n", 0, 1},  {"5.0 GT/s PCIe", 0, 2},    {"8.0 GT/s PCIe\n", 0, 3},
+            {"16.0 GT/s PCIe\n", 0, 4}, {"32.0 GT/s PCIe\n", 0, 5}, {"64.0 GT/s PCIe\n", 0, 6},
+            {"8 GT/s\n", 0, 3},         {"2.5 GT/s", 0, 1},         {"Unknown\n", 0, 0},
+            {"Unknown", 0, 0},          {"Unknownx", -EINVAL, 0},   {"16.0 GT/s PCIex", -EINVAL, 0},
+            {"12 GT/s", -EINVAL, 0},    {"", -EINVAL, 0},           {" 8 GT/s", -EINVAL, 0},
+            {"8.0 GB/s", -EINVAL, 0},
+        };
+
+        (void)state;
+        for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+                uint8_t code = 0xff;
+
+                assert_int_equal(pcie_speed_code_parse(rows[i].text, &code), rows[i].ret);
+                if (!rows[i].ret)
+                        assert_int_equal(code, rows[i].code);
+        }
+}
+
 int main(void)
 {
         const struct CMUnitTest test_pcie_link[] = {
+            cmocka_unit_test(test_speed_code_parse),
             cmocka_unit_test(test_speed_gts),
             cmocka_unit_test(test_link_capacity),
             cmocka_unit_test(test_speed_vector),

@@ -221,6 +221,120 @@ static void test_numa_from_sysfs(void **state)
         assert_int_equal(system(path), 0);
 }
 
+static void put_sysfs(const char *root, const char *bdf, const char *name, const char *text)
+{
+        char path[512];
+        FILE *f;
+
+        snprintf(path, sizeof(path), "mkdir -p %s/bus/pci/devices/%s", root, bdf);
+        assert_int_equal(system(path), 0);
+        snprintf(path, sizeof(path), "%s/bus/pci/devices/%s/%s", root, bdf, name);
+        f = fopen(path, "w");
+        assert_non_null(f);
+        fputs(text, f);
+        fclose(f);
+}
+
+/* The link files of sysfs: max and current speed and width. */
+static void put_link(const char *root, const char *bdf, const char *max_speed, int max_width,
+                     const char *cur_speed, int cur_width)
+{
+        char text[64];
+
+        put_sysfs(root, bdf, "max_link_speed", max_speed);
+        snprintf(text, sizeof(text), "%d\n", max_width);
+        put_sysfs(root, bdf, "max_link_width", text);
+        put_sysfs(root, bdf, "current_link_speed", cur_speed);
+        snprintf(text, sizeof(text), "%d\n", cur_width);
+        put_sysfs(root, bdf, "current_link_width", text);
+}
+
+/*
+ * An unprivileged reader gets only the 64-byte header of config space (an
+ * `lspci -x` dump): the links come from sysfs, and each link's two ends are
+ * paired from the tree (a switch's downstream port with its child, not with
+ * the switch's upstream port).
+ */
+static void test_links_from_sysfs(void **state)
+{
+        const struct fx_dev devs[] = {
+            {"0000:00:01.0", RP, 256, 256, 512, 1, 1, false},
+            {"0000:01:00.0", EP, 256, 256, 512, 0, 0, false},
+            {"0000:00:02.0", RP, 256, 256, 512, 2, 4, false},
+            {"0000:02:00.0", PCI_EXP_TYPE_UPSTREAM, 256, 256, 512, 3, 4, false},
+            {"0000:03:00.0", PCI_EXP_TYPE_DOWNSTREAM, 256, 256, 512, 4, 4, false},
+            {"0000:04:00.0", EP, 256, 256, 512, 0, 0, false},
+        };
+        static uint8_t cfg[PCI_CFG_SPACE_EXP_SIZE];
+        char root[] = "/tmp/pciescope-topo-XXXXXX", path[512], dump[512];
+        struct hw_env env = {0};
+        struct pcie_topo_opts opts = {.read_sysfs = true};
+        const struct pcie_function *f;
+        struct pcie_topo *topo;
+        FILE *out;
+
+        (void)state;
+        assert_non_null(mkdtemp(root));
+        snprintf(dump, sizeof(dump), "%s/dump.txt", root);
+        out = fopen(dump, "w");
+        assert_non_null(out);
+        for (size_t i = 0; i < sizeof(devs) / sizeof(devs[0]); i++) {
+                fx_build(&devs[i], cfg);
+                fprintf(out, "%s Synthetic device\n", devs[i].bdf);
+                for (size_t off = 0; off < 64; off += 16) {
+                        fprintf(out, "%02zx:", off);
+                        for (size_t b = 0; b < 16; b++)
+                                fprintf(out, " %02x", cfg[off + b]);
+                        fputc('\n', out);
+                }
+                fputc('\n', out);
+        }
+        fclose(out);
+        /* 00:01.0 - 01:00.0: a x16 Gen4 link trained at 8 GT/s x8. */
+        put_link(root, "0000:00:01.0", "16.0 GT/s PCIe\n", 16, "8.0 GT/s PCIe\n", 8);
+        put_link(root, "0000:01:00.0", "16.0 GT/s PCIe\n", 16, "8.0 GT/s PCIe\n", 8);
+        /* 00:02.0 - 02:00.0 (switch up) at its best, the switch's inside
+         * link 02:00.0 - 03:00.0 as the kernel shows it, and 03:00.0 -
+         * 04:00.0 a x4 drive in a x8 slot: at its best, not downtrained. */
+        put_link(root, "0000:00:02.0", "16.0 GT/s PCIe\n", 8, "16.0 GT/s PCIe\n", 8);
+        put_link(root, "0000:02:00.0", "16.0 GT/s PCIe\n", 8, "16.0 GT/s PCIe\n", 8);
+        put_link(root, "0000:03:00.0", "16.0 GT/s PCIe\n", 8, "16.0 GT/s PCIe\n", 4);
+        put_link(root, "0000:04:00.0", "16 GT/s\n", 4, "16 GT/s\n", 4);
+
+        env.sysfs_root = root;
+        assert_int_equal(pci_source_open_dump(dump, &env.pci), 0);
+        assert_int_equal(pcie_topo_scan(&env, &opts, &topo), 0);
+        assert_int_equal(pcie_topo_truncated(topo), 6);
+        f = pcie_topo_get(topo, fx_index(topo, "0000:01:00.0"));
+        assert_false(f->info.has_pcie);
+        assert_true(f->info.has_link && f->link_from_sysfs && f->link_up && f->downtrained);
+        assert_int_equal(f->info.link.cur_width, 8);
+        assert_int_equal(f->partner, fx_index(topo, "0000:00:01.0"));
+        assert_true(pcie_topo_get(topo, fx_index(topo, "0000:00:01.0"))->downtrained);
+        f = pcie_topo_get(topo, fx_index(topo, "0000:02:00.0"));
+        assert_int_equal(f->partner, fx_index(topo, "0000:00:02.0"));
+        assert_false(f->downtrained);
+        f = pcie_topo_get(topo, fx_index(topo, "0000:03:00.0"));
+        assert_int_equal(f->partner, fx_index(topo, "0000:04:00.0"));
+        assert_false(f->downtrained);
+        assert_false(pcie_topo_get(topo, fx_index(topo, "0000:04:00.0"))->downtrained);
+        assert_int_equal(pcie_topo_get(topo, fx_index(topo, "0000:04:00.0"))->capacity_current,
+                         pcie_link_capacity_bytes(4, 4));
+        pcie_topo_free(topo);
+        pci_source_close(env.pci);
+
+        /* Without sysfs (or without its link files) there is no link. */
+        put_sysfs(root, "0000:01:00.0", "max_link_width", "wide\n");
+        assert_int_equal(pci_source_open_dump(dump, &env.pci), 0);
+        assert_int_equal(pcie_topo_scan(&env, &opts, &topo), 0);
+        assert_false(pcie_topo_get(topo, fx_index(topo, "0000:01:00.0"))->info.has_link);
+        assert_true(pcie_topo_get(topo, fx_index(topo, "0000:00:01.0"))->info.has_link);
+        pcie_topo_free(topo);
+        pci_source_close(env.pci);
+        snprintf(path, sizeof(path), "rm -rf %s", root);
+        assert_int_equal(system(path), 0);
+}
+
 /* An empty dump is an empty tree (issue 19 item 11: finishing a tree
  * of no functions handed qsort() a NULL array, which UBSan reports; the
  * sanitizer run of this test failed there). */
@@ -251,6 +365,7 @@ int main(void)
             cmocka_unit_test(test_bus_number_cycle),
             cmocka_unit_test(test_duplicates_gone_and_truncated),
             cmocka_unit_test(test_numa_from_sysfs),
+            cmocka_unit_test(test_links_from_sysfs),
             cmocka_unit_test(test_empty_dump),
         };
 

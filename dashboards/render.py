@@ -1,9 +1,8 @@
-#!/usr/bin/python3
 """render.py - draw every dashboard of dashboards/grafana/ from a live
 Prometheus into one PNG per dashboard, without Grafana (matplotlib, from
 Debian's python3-matplotlib).
 
-    render.py BOARDS_DIR PROMETHEUS_URL START END OUT_DIR
+    python3 render.py BOARDS_DIR PROMETHEUS_URL START END OUT_DIR
 
 Each panel sits where its gridPos puts it on Grafana's 24-column grid: time
 series as lines (query_range), stats as big numbers coloured by their

@@ -985,6 +985,9 @@ static void emit_latency(struct emitter *em, const struct ptt_stats *t)
 {
         static const char *const which[2] = {"first", "last"};
         static const char *const qn[3] = {"0.5", "0.9", "0.99"};
+        /* The label says percentile, not quantile: Prometheus keeps the
+         * "quantile" label for summaries (promtool check metrics). */
+        static const char *const pct[3] = {"50", "90", "99"};
         const struct ptt_capture *c = em->c;
         char ti[64];
 
@@ -1007,7 +1010,7 @@ static void emit_latency(struct emitter *em, const struct ptt_stats *t)
                         s = base(c, "pcie_ptt_completion_latency_quantile_seconds", "ptt_latency",
                                  PCIE_METRIC_GAUGE, ti);
                         sample_label(&s, "completion", which[i]);
-                        sample_label(&s, "quantile", qn[j]);
+                        sample_label(&s, "percentile", pct[j]);
                         s.gauge = c->st.quantile[i][j];
                         sample_emit(&em->out, &s);
                 }

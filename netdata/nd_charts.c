@@ -158,7 +158,7 @@ static const struct nd_map maps[] = {
      .family = "ptt",
      .type = "line",
      .chart_by = {"pmu"},
-     .dim_by = {"completion", "quantile"},
+     .dim_by = {"completion", "percentile"},
      SECONDS},
     /* CPU nanoseconds per second / 10^7: percent of one CPU. */
     {.metric = "pcie_collector_cpu_seconds_total",

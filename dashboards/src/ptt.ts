@@ -100,7 +100,7 @@ export function ptt() {
 				queries: [
 					{
 						expr: `pcie_ptt_completion_latency_quantile_seconds${c.sel(`${dev},completion="last"`)}`,
-						legend: "{{instance}} {{pmu}} q{{quantile}}",
+						legend: "{{instance}} {{pmu}} p{{percentile}}",
 					},
 				],
 				thresholds: [

@@ -57,7 +57,7 @@ check "link width of 01:00.0 ($v lanes)" [ "$v" = "16" ]
 v=$(qv "$prom_url" 'count(pcie_ptt_completion_latency_seconds_bucket{pmu="hisi_ptt0_0",completion="last"})' "$t")
 check "the PTT latency histogram has its buckets ($v series)" [ "${v:-0}" -ge 20 ]
 hq=$(qv "$prom_url" 'histogram_quantile(0.5, sum by (le) (pcie_ptt_completion_latency_seconds_bucket{pmu="hisi_ptt0_0",completion="last"}))' "$t")
-p50=$(qv "$prom_url" 'pcie_ptt_completion_latency_quantile_seconds{pmu="hisi_ptt0_0",completion="last",quantile="0.5"}' "$t")
+p50=$(qv "$prom_url" 'pcie_ptt_completion_latency_quantile_seconds{pmu="hisi_ptt0_0",completion="last",percentile="50"}' "$t")
 check "histogram_quantile(0.5) = $hq s agrees with the plugin's p50 $p50 s within a bucket (x2)" \
 	awk -v a="${hq:-0}" -v b="${p50:-0}" 'BEGIN { exit !(a > 0 && b > 0 && a <= 2 * b && b <= 2 * a) }'
 c=$(qv "$prom_url" 'pcie_ptt_completion_latency_seconds_count{pmu="hisi_ptt0_0",completion="last"}' "$t")

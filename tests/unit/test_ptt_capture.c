@@ -750,7 +750,7 @@ static void test_samples(void **state)
         assert_non_null(s);
         assert_true(s->gauge == prev && prev > 0);
         assert_non_null(
-            find(&set, "pcie_ptt_completion_latency_quantile_seconds", "quantile", "0.99"));
+            find(&set, "pcie_ptt_completion_latency_quantile_seconds", "percentile", "99"));
         assert_non_null(find(&set, "pcie_ptt_unmatched_total", "side", "completion"));
         s = find(&set, "pcie_ptt_windows_total", "result", "ok");
         assert_non_null(s);

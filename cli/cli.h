@@ -26,6 +26,14 @@ struct cli_opts {
         uint64_t trace_clock_hz;            /* --clock-hz, 0 = report ticks */
         unsigned int trace_top;             /* --top N requesters by name */
         uint64_t trace_max_size;            /* --max-size of a pipe/device input */
+
+        /* exporter */
+        const char *listen;             /* --listen ADDR:PORT */
+        const char *tls_cert, *tls_key; /* --tls-cert, --tls-key */
+        const char *auth_user;          /* --basic-auth-user */
+        const char *auth_password_file; /* --basic-auth-password-file */
+        const char *instance;           /* --instance: an instance label */
+        bool detail_given;              /* --detail was on the command line */
 };
 
 /* Exit statuses shared by the subcommands. */
@@ -56,6 +64,7 @@ void cli_count(const struct cli_opts *opts, struct engine *e,
                void *ctx);
 /* trace dump|report FILE: off-line, needs no PCI access (cmd_trace.c). */
 int cmd_trace(const struct cli_opts *opts, int argc, char **argv);
+int cmd_exporter(const struct cli_opts *opts);
 
 /* Shared by the counting commands (cmd_pmu.c). */
 struct json_object;

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 
 #include "cli.h"
@@ -100,6 +101,9 @@ static void usage(FILE *out)
                      "              request->completion latency of a recording\n"
                      "  options     the collectd plugin's options (the table every front end\n"
                      "              shares), with --markdown as in the README\n"
+                     "  exporter    serve /metrics for Prometheus (text or OpenMetrics) until\n"
+                     "              SIGINT/SIGTERM: the collectd plugin's values, names and\n"
+                     "              labels, without collectd\n"
                      "\n"
                      "Options:\n"
                      "  --json              machine-readable output (see docs/topology-json.md)\n"
@@ -118,8 +122,8 @@ static void usage(FILE *out)
                      "  --machine-dir DIR   where named machines live\n"
                      "  --interval SECONDS  pmu: length of an interval (default 1)\n"
                      "  --count N           pmu, iio: intervals to print (default 3)\n"
-                     "  --detail LEVEL      pmu, iio: basic, default (the plugin's) or full\n"
-                     "                      (default full: every value)\n"
+                     "  --detail LEVEL      pmu, iio, exporter: basic, default (the plugin's)\n"
+                     "                      or full (default full; exporter: default)\n"
                      "  --iio-stack-bus PMU,SOCKET,BUS\n"
                      "                      iio: the root bus of an IIO stack the kernel does\n"
                      "                      not map (e.g. uncore_iio_free_running_2,0,0000:15)\n"
@@ -134,6 +138,18 @@ static void usage(FILE *out)
                      "                      \"other\" (default 16)\n"
                      "  --max-size BYTES    trace: read at most this much from a pipe,\n"
                      "                      device or stdin (K, M, G, T suffixes; default 4G)\n"
+                     "  --listen ADDR:PORT  exporter: where to serve (default :9943, every\n"
+                     "                      address; [::1]:9943 for IPv6)\n"
+                     "  --tls-cert FILE, --tls-key FILE\n"
+                     "                      exporter: serve HTTPS with this PEM certificate\n"
+                     "                      and key\n"
+                     "  --basic-auth-user USER, --basic-auth-password-file FILE\n"
+                     "                      exporter: require HTTP basic authentication (the\n"
+                     "                      password is the file's first line)\n"
+                     "  --instance NAME     exporter: add instance=\"NAME\" to every series\n"
+                     "                      (default none: Prometheus adds the target's)\n"
+                     "  --option KEY=VALUE  exporter, pmu, iio: any option of the collectd\n"
+                     "                      plugin's table (`pciescope options`), repeatable\n"
                      "  -h, --help          this text\n"
                      "  -V, --version       the version\n");
 }
@@ -179,6 +195,37 @@ static int set_number(struct cli_opts *opts, const char *flag, const char *key, 
                 return -1;
         }
         return set_option(opts, flag, key, &v, 1, arg);
+}
+
+/* --option KEY=VALUE: any option of the table, its value typed as the
+ * option wants it (a number, a boolean, or the text). */
+static int set_key_value(struct cli_opts *opts, const char *arg)
+{
+        const char *eq = strchr(arg, '=');
+        const struct engine_option *o;
+        char key[64], flag[80];
+
+        if (!eq || eq == arg || (size_t)(eq - arg) >= sizeof(key)) {
+                cli_error("--option %s: want KEY=VALUE (keys: `pciescope options`)", arg);
+                return -1;
+        }
+        memcpy(key, arg, (size_t)(eq - arg));
+        key[eq - arg] = '\0';
+        snprintf(flag, sizeof(flag), "--option %s", key);
+        o = engine_option_find(key);
+        if (o && (o->kind == ENGINE_OPT_NUMBER || o->kind == ENGINE_OPT_WHOLE))
+                return set_number(opts, flag, key, eq + 1);
+        if (o && o->kind == ENGINE_OPT_BOOLEAN) {
+                const char *v = eq + 1;
+                bool t = !strcasecmp(v, "true") || !strcasecmp(v, "yes") || !strcasecmp(v, "on");
+
+                if (!t && strcasecmp(v, "false") && strcasecmp(v, "no") && strcasecmp(v, "off")) {
+                        cli_error("%s=%s: want true or false", flag, v);
+                        return -1;
+                }
+                return set_boolean(opts, flag, key, t);
+        }
+        return set_string(opts, flag, key, eq + 1);
 }
 
 /* --iio-stack-bus PMU,SOCKET,BUS ("uncore_iio_free_running_2,0,0000:15"). */
@@ -320,6 +367,13 @@ int main(int argc, char **argv)
             {"top", required_argument, NULL, 'N'},
             {"markdown", no_argument, NULL, 'm'},
             {"max-size", required_argument, NULL, 'X'},
+            {"listen", required_argument, NULL, 'l'},
+            {"tls-cert", required_argument, NULL, 'C'},
+            {"tls-key", required_argument, NULL, 'k'},
+            {"basic-auth-user", required_argument, NULL, 'u'},
+            {"basic-auth-password-file", required_argument, NULL, 'w'},
+            {"instance", required_argument, NULL, 'I'},
+            {"option", required_argument, NULL, 'o'},
             {"help", no_argument, NULL, 'h'},
             {"version", no_argument, NULL, 'V'},
             {NULL, 0, NULL, 0},
@@ -335,10 +389,12 @@ int main(int argc, char **argv)
         char *trace_args[TRACE_ARGS_MAX];
         int trace_argc = 0;
         bool markdown = false;
+        unsigned int default_top_talkers;
         int c, status, bad = 0;
 
         if (engine_config_init(&opts.cfg))
                 return CLI_EXIT_ERROR;
+        default_top_talkers = opts.cfg.pmu.top_talkers;
         /* The counting commands name the three busiest endpoints, and a
          * person at a terminal sees every value (--detail to narrow): the
          * series budget is a fleet's concern, not a terminal's. */
@@ -445,6 +501,29 @@ int main(int argc, char **argv)
                         break;
                 case 'L':
                         bad = set_string(&opts, "--detail", "Detail", optarg);
+                        opts.detail_given = true;
+                        break;
+                case 'l':
+                        opts.listen = optarg;
+                        break;
+                case 'C':
+                        opts.tls_cert = optarg;
+                        break;
+                case 'k':
+                        opts.tls_key = optarg;
+                        break;
+                case 'u':
+                        opts.auth_user = optarg;
+                        break;
+                case 'w':
+                        opts.auth_password_file = optarg;
+                        break;
+                case 'I':
+                        opts.instance = optarg;
+                        break;
+                case 'o':
+                        bad = set_key_value(&opts, optarg);
+                        opts.detail_given |= !strncasecmp(optarg, "Detail=", 7);
                         break;
                 case 'X':
                         if (parse_size(optarg, &opts.trace_max_size)) {
@@ -478,6 +557,14 @@ int main(int argc, char **argv)
                 status = CLI_EXIT_ERROR;
         } else if (!strcmp(command, "options")) {
                 status = cmd_options(markdown);
+        } else if (!strcmp(command, "exporter")) {
+                /* A fleet's endpoint: the plugin's defaults (Detail
+                 * "default", its TopTalkers), not a terminal's. */
+                opts.cfg.pmu.top_talkers = default_top_talkers;
+                if (!opts.detail_given && set_string(&opts, "--detail", "Detail", "default"))
+                        status = CLI_EXIT_ERROR;
+                else
+                        status = cmd_exporter(&opts);
         } else if (strcmp(command, "topology") && strcmp(command, "audit") &&
                    strcmp(command, "pmu") && strcmp(command, "uncore") && strcmp(command, "iio")) {
                 cli_error("unknown command '%s' (try --help)", command);

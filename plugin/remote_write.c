@@ -18,6 +18,8 @@
 #include <stdarg.h>
 #include <strings.h>
 
+#include "cd_config.h"
+#include "cd_series.h"
 #include "rw_encode.h"
 #include "rw_endpoint.h"
 #include "rw_http.h"
@@ -25,7 +27,6 @@
 #include "rw_series.h"
 
 #define PLUGIN_NAME "remote_write"
-#define MAX_META    64
 
 struct ep_conf {
         struct rw_endpoint_cfg cfg;
@@ -81,56 +82,6 @@ static int config_fail(const oconfig_item_t *ci, const char *endpoint, const cha
         return -1;
 }
 
-/* The value getters below check the type themselves instead of calling
- * cf_util_get_*(), which log an ERROR of their own: one bad option is one
- * ERROR line (config_fail's, naming the endpoint, option and value). */
-static int get_double(const oconfig_item_t *ci, double *out)
-{
-        if (ci->values_num != 1 || ci->values[0].type != OCONFIG_TYPE_NUMBER)
-                return -1;
-        *out = ci->values[0].value.number;
-        return 0;
-}
-
-static int get_string(const oconfig_item_t *ci, char **out)
-{
-        char *s;
-
-        if (ci->values_num != 1 || ci->values[0].type != OCONFIG_TYPE_STRING)
-                return -1;
-        s = strdup(ci->values[0].value.string);
-        if (!s)
-                return -1;
-        free(*out);
-        *out = s;
-        return 0;
-}
-
-static int get_bool(const oconfig_item_t *ci, bool *out)
-{
-        const char *v;
-
-        if (ci->values_num != 1)
-                return -1;
-        if (ci->values[0].type == OCONFIG_TYPE_BOOLEAN) {
-                *out = ci->values[0].value.boolean;
-                return 0;
-        }
-        if (ci->values[0].type != OCONFIG_TYPE_STRING)
-                return -1;
-        /* What cf_util_get_boolean() accepts as strings. */
-        v = ci->values[0].value.string;
-        if (!strcasecmp(v, "true") || !strcasecmp(v, "yes") || !strcasecmp(v, "on")) {
-                *out = true;
-                return 0;
-        }
-        if (!strcasecmp(v, "false") || !strcasecmp(v, "no") || !strcasecmp(v, "off")) {
-                *out = false;
-                return 0;
-        }
-        return -1;
-}
-
 static int two_strings(const oconfig_item_t *ci, const char **a, const char **b)
 {
         if (ci->values_num != 2 || ci->values[0].type != OCONFIG_TYPE_STRING ||
@@ -146,7 +97,7 @@ static int get_size(const oconfig_item_t *ci, size_t *out, double min, double ma
         double d;
 
         /* Range first: converting a negative or huge double is undefined. */
-        if (get_double(ci, &d) || !(d >= min && d <= max) || d != (double)(uint64_t)d)
+        if (cd_get_double(ci, &d) || !(d >= min && d <= max) || d != (double)(uint64_t)d)
                 return -1;
         *out = (size_t)d;
         return 0;
@@ -156,7 +107,7 @@ static int get_seconds(const oconfig_item_t *ci, double *out)
 {
         double d;
 
-        if (get_double(ci, &d) || !(d >= 0))
+        if (cd_get_double(ci, &d) || !(d >= 0))
                 return -1;
         *out = d;
         return 0;
@@ -171,7 +122,7 @@ static int endpoint_option(struct ep_conf *e, oconfig_item_t *c)
         int rc;
 
         if (!strcasecmp(c->key, "URL"))
-                return get_string(c, &cfg->url) ? config_fail(c, name, "want a string") : 0;
+                return cd_get_string(c, &cfg->url) ? config_fail(c, name, "want a string") : 0;
         if (!strcasecmp(c->key, "Timeout"))
                 return get_seconds(c, &cfg->timeout) ? config_fail(c, name, "want seconds") : 0;
         if (!strcasecmp(c->key, "BasicAuth")) {
@@ -185,7 +136,7 @@ static int endpoint_option(struct ep_conf *e, oconfig_item_t *c)
                 return cfg->user && cfg->password_file ? 0 : config_fail(c, name, "out of memory");
         }
         if (!strcasecmp(c->key, "BearerTokenFile"))
-                return get_string(c, &cfg->bearer_token_file)
+                return cd_get_string(c, &cfg->bearer_token_file)
                            ? config_fail(c, name, "want a file name")
                            : 0;
         if (!strcasecmp(c->key, "Header")) {
@@ -195,19 +146,21 @@ static int endpoint_option(struct ep_conf *e, oconfig_item_t *c)
                         return config_fail(c, name, "out of memory");
                 cfg->headers = grown;
                 grown[cfg->n_headers] = NULL;
-                if (get_string(c, &grown[cfg->n_headers]))
+                if (cd_get_string(c, &grown[cfg->n_headers]))
                         return config_fail(c, name, "want \"Name: value\"");
                 cfg->n_headers++;
                 return 0;
         }
         if (!strcasecmp(c->key, "CACert"))
-                return get_string(c, &cfg->cacert) ? config_fail(c, name, "want a file") : 0;
+                return cd_get_string(c, &cfg->cacert) ? config_fail(c, name, "want a file") : 0;
         if (!strcasecmp(c->key, "ClientCert"))
-                return get_string(c, &cfg->client_cert) ? config_fail(c, name, "want a file") : 0;
+                return cd_get_string(c, &cfg->client_cert) ? config_fail(c, name, "want a file")
+                                                           : 0;
         if (!strcasecmp(c->key, "ClientKey"))
-                return get_string(c, &cfg->client_key) ? config_fail(c, name, "want a file") : 0;
+                return cd_get_string(c, &cfg->client_key) ? config_fail(c, name, "want a file") : 0;
         if (!strcasecmp(c->key, "VerifyPeer"))
-                return get_bool(c, &cfg->verify_peer) ? config_fail(c, name, "want a boolean") : 0;
+                return cd_get_bool(c, &cfg->verify_peer) ? config_fail(c, name, "want a boolean")
+                                                         : 0;
         if (!strcasecmp(c->key, "MaxSamplesPerSend"))
                 return get_size(c, &cfg->max_samples_per_send, 1, 1e6)
                            ? config_fail(c, name, "want an integer 1..1000000")
@@ -224,10 +177,10 @@ static int endpoint_option(struct ep_conf *e, oconfig_item_t *c)
         if (!strcasecmp(c->key, "MaxBackoff"))
                 return get_seconds(c, &cfg->max_backoff) ? config_fail(c, name, "want seconds") : 0;
         if (!strcasecmp(c->key, "Retry429"))
-                return get_bool(c, &cfg->retry429) ? config_fail(c, name, "want a boolean") : 0;
+                return cd_get_bool(c, &cfg->retry429) ? config_fail(c, name, "want a boolean") : 0;
         if (!strcasecmp(c->key, "SpoolDir"))
-                return get_string(c, &cfg->spool_dir) ? config_fail(c, name, "want a directory")
-                                                      : 0;
+                return cd_get_string(c, &cfg->spool_dir) ? config_fail(c, name, "want a directory")
+                                                         : 0;
         if (!strcasecmp(c->key, "SpoolMaxBytes")) {
                 size_t v;
 
@@ -240,9 +193,10 @@ static int endpoint_option(struct ep_conf *e, oconfig_item_t *c)
                 return get_seconds(c, &cfg->spool_max_age) ? config_fail(c, name, "want seconds")
                                                            : 0;
         if (!strcasecmp(c->key, "SpoolFsync"))
-                return get_bool(c, &cfg->spool_fsync) ? config_fail(c, name, "want a boolean") : 0;
+                return cd_get_bool(c, &cfg->spool_fsync) ? config_fail(c, name, "want a boolean")
+                                                         : 0;
         if (!strcasecmp(c->key, "SendMetadata"))
-                return get_bool(c, &cfg->metadata) ? config_fail(c, name, "want a boolean") : 0;
+                return cd_get_bool(c, &cfg->metadata) ? config_fail(c, name, "want a boolean") : 0;
         if (!strcasecmp(c->key, "ExternalLabel")) {
                 if (two_strings(c, &a, &b))
                         return config_fail(c, name, "want a label name and a value");
@@ -323,9 +277,9 @@ static int rw_config(oconfig_item_t *ci)
                 if (!strcasecmp(c->key, "Endpoint"))
                         rc = config_endpoint(c);
                 else if (!strcasecmp(c->key, "SelfMetrics"))
-                        rc = get_bool(c, &g.self_metrics);
+                        rc = cd_get_bool(c, &g.self_metrics);
                 else if (!strcasecmp(c->key, "StaleOnShutdown"))
-                        rc = get_bool(c, &g.stale_on_shutdown);
+                        rc = cd_get_bool(c, &g.stale_on_shutdown);
                 else {
                         ERROR(PLUGIN_NAME " plugin: unknown option %s (want Endpoint, "
                                           "SelfMetrics or StaleOnShutdown)",
@@ -424,100 +378,16 @@ static int rw_init(void)
 
 /* ---- write, missing ---------------------------------------------------- */
 
-static void identifier(const value_list_t *vl, char *buf, size_t n)
-{
-        snprintf(buf, n, "%s/%s-%s/%s-%s", vl->host, vl->plugin, vl->plugin_instance, vl->type,
-                 vl->type_instance);
-}
-
-/* The prom.* meta data of a value list; strings are malloc'ed. */
-struct meta {
-        char *name, *type;
-        size_t n;
-        char *keys[MAX_META];
-        char *values[MAX_META];
-        const char *label_names[MAX_META];
-};
-
-static void meta_read(meta_data_t *md, struct meta *m)
-{
-        char **toc = NULL;
-        int n;
-
-        memset(m, 0, sizeof(*m));
-        if (!md)
-                return;
-        n = meta_data_toc(md, &toc);
-        for (int i = 0; i < n; i++) {
-                const char *k = toc[i];
-
-                if (meta_data_type(md, k) != MD_TYPE_STRING)
-                        ;
-                else if (!strcmp(k, "prom.name"))
-                        meta_data_get_string(md, k, &m->name);
-                else if (!strcmp(k, "prom.type"))
-                        meta_data_get_string(md, k, &m->type);
-                else if (!strncmp(k, "prom.label.", 11) && m->n < MAX_META &&
-                         meta_data_get_string(md, k, &m->values[m->n]) == 0) {
-                        m->keys[m->n] = toc[i];
-                        m->label_names[m->n] = toc[i] + 11;
-                        toc[i] = NULL; /* kept in keys */
-                        m->n++;
-                }
-                free(toc[i]);
-        }
-        free(toc);
-}
-
-static void meta_free(struct meta *m)
-{
-        free(m->name);
-        free(m->type);
-        for (size_t i = 0; i < m->n; i++) {
-                free(m->keys[i]);
-                free(m->values[i]);
-        }
-}
-
-static double to_double(value_t v, int ds_type)
-{
-        switch (ds_type) {
-        case DS_TYPE_COUNTER:
-                return (double)v.counter;
-        case DS_TYPE_DERIVE:
-                return (double)v.derive;
-        case DS_TYPE_ABSOLUTE:
-                return (double)v.absolute;
-        default:
-                return v.gauge;
-        }
-}
-
 static int rw_write(const data_set_t *ds, const value_list_t *vl, user_data_t *ud)
 {
         struct rw_labelset set;
-        struct meta m;
-        struct rw_vl rvl;
-        char key[6 * DATA_MAX_NAME_LEN];
+        struct cd_series m;
         int64_t ts = (int64_t)CDTIME_T_TO_MS(vl->time);
 
         (void)ud;
         if (ds->ds_num != vl->values_len)
                 return EINVAL;
-        meta_read(vl->meta, &m);
-        rvl = (struct rw_vl){
-            .host = vl->host,
-            .plugin = vl->plugin,
-            .plugin_instance = vl->plugin_instance,
-            .type = vl->type,
-            .type_instance = vl->type_instance,
-            .prom_name = m.name,
-            .prom_type = m.type,
-            .n_meta = m.n,
-            .meta_names = m.label_names,
-            .meta_values = (const char *const *)m.values,
-        };
-        identifier(vl, key, sizeof(key));
+        cd_series_read(vl, &m);
         for (size_t e = 0; e < g.n; e++) {
                 if (!g.eps[e].ep)
                         continue; /* could not start */
@@ -525,7 +395,7 @@ static int rw_write(const data_set_t *ds, const value_list_t *vl, user_data_t *u
                         enum rw_kind kind;
                         struct rw_sample s;
                         size_t len;
-                        int rc = rw_series_build(&rvl, ds->ds[i].name,
+                        int rc = rw_series_build(&m.vl, ds->ds[i].name,
                                                  (enum rw_ds_type)ds->ds[i].type, ds->ds_num,
                                                  g.eps[e].external, g.eps[e].rules, &set, &kind);
 
@@ -537,20 +407,20 @@ static int rw_write(const data_set_t *ds, const value_list_t *vl, user_data_t *u
                                 c_complain(LOG_WARNING, &bad,
                                            PLUGIN_NAME " plugin: %s: cannot be named as a "
                                                        "series (%s); such values are skipped",
-                                           key, STRERROR(-rc));
+                                           m.ident, STRERROR(-rc));
                                 continue;
                         }
                         s.series = rw_series_pack(&set, kind, &len);
                         if (!s.series)
                                 continue;
-                        s.value = to_double(vl->values[i], ds->ds[i].type);
+                        s.value = cd_value_double(vl->values[i], ds->ds[i].type);
                         s.ts_ms = ts;
-                        rw_registry_note(g.registry, key, e * ds->ds_num + i, g.n * ds->ds_num,
+                        rw_registry_note(g.registry, m.ident, e * ds->ds_num + i, g.n * ds->ds_num,
                                          s.series, len);
                         rw_endpoint_push(g.eps[e].ep, &s);
                 }
         }
-        meta_free(&m);
+        cd_series_free(&m);
         return 0;
 }
 
@@ -579,7 +449,7 @@ static int rw_missing(const value_list_t *vl, user_data_t *ud)
         (void)ud;
         if (!g.registry)
                 return 0;
-        identifier(vl, key, sizeof(key));
+        cd_identifier(vl, key, sizeof(key));
         if (rw_registry_take(g.registry, key, &slots, &n) == 0)
                 send_stale(slots, n, (int64_t)CDTIME_T_TO_MS(cdtime()));
         return 0;

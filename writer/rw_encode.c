@@ -14,6 +14,7 @@
 
 #include <snappy-c.h>
 
+#include "prom_catalog.h"
 #include "remote.pb-c.h"
 #include "rw_series.h"
 
@@ -200,6 +201,7 @@ static int note_family(struct rw_encoder *e, const char *name, enum rw_kind kind
 
 static int build_metadata(struct rw_encoder *e, Prometheus__WriteRequest *req)
 {
+        const struct prom_family_doc *doc;
         size_t k = 0;
 
         if (!e->md) {
@@ -214,6 +216,12 @@ static int build_metadata(struct rw_encoder *e, Prometheus__WriteRequest *req)
                 prometheus__metric_metadata__init(&e->md[k]);
                 e->md[k].type = e->fam[i].type;
                 e->md[k].metric_family_name = e->fam[i].name;
+                /* The same HELP and unit as the scrape page (om_format). */
+                doc = prom_catalog_find(e->fam[i].name);
+                if (doc) {
+                        e->md[k].help = (char *)doc->help;
+                        e->md[k].unit = (char *)doc->unit;
+                }
                 e->md_ptr[k] = &e->md[k];
                 k++;
         }

@@ -1,0 +1,284 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * cmd_exporter.c - `pciescope exporter`: the engine hosted without
+ * collectd, node_exporter style, serving the same page as the collectd
+ * openmetrics plugin.
+ *
+ * The engine runs its threads as under collectd; every interval this host
+ * takes what each unit finished (engine_read) and puts it into the page's
+ * store under the same names and labels remote_write sends (the samples
+ * go through rw_series_build exactly as the plugin's value lists do).
+ * A unit's series that its newest interval no longer has leave the page
+ * at once; a unit that stops publishing loses its series after three
+ * intervals. The HTTP server (writer/om_http) runs on threads of its own.
+ */
+#include <errno.h>
+#include <math.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "cli.h"
+#include "om_http.h"
+#include "om_store.h"
+#include "rw_series.h"
+
+static atomic_bool stop_requested;
+
+static void on_signal(int sig)
+{
+        (void)sig;
+        atomic_store(&stop_requested, true);
+}
+
+/* A daemon's log: every level down to info, one line each, on stderr
+ * (journald keeps it under systemd). */
+static void exporter_log(void *ctx, enum hw_log_level level, const char *msg)
+{
+        static const char *const names[] = {
+            [HW_LOG_ERROR] = "error", [HW_LOG_WARNING] = "warning", [HW_LOG_NOTICE] = "notice",
+            [HW_LOG_INFO] = "info",   [HW_LOG_DEBUG] = "debug",
+        };
+
+        (void)ctx;
+        if (level <= HW_LOG_INFO)
+                fprintf(stderr, "pciescope exporter: %s: %s\n", names[level], msg);
+}
+
+static void http_log(void *ctx, int level, const char *msg)
+{
+        /* syslog levels: 3 error, 4 warning, 6 info, 7 debug */
+        exporter_log(ctx,
+                     level <= 3   ? HW_LOG_ERROR
+                     : level == 4 ? HW_LOG_WARNING
+                     : level <= 6 ? HW_LOG_INFO
+                                  : HW_LOG_DEBUG,
+                     msg);
+}
+
+struct exporter {
+        struct om_store *store;
+        const char *instance; /* --instance, or "" */
+        double now;           /* this round's time */
+        unsigned long failed; /* samples that could not be named or stored */
+};
+
+/* One sample as the collectd plugin dispatches it and remote_write names
+ * it: prom.name, prom.type and prom.label.* over the collectd identity. */
+static int put_sample(struct exporter *x, const char *source, const struct pcie_sample *s)
+{
+        const char *names[PCIE_SAMPLE_MAX_LABELS], *values[PCIE_SAMPLE_MAX_LABELS];
+        struct rw_vl vl = {
+            .host = x->instance,
+            .plugin = "pcie",
+            .plugin_instance = s->instance,
+            .type = s->type,
+            .type_instance = s->type_instance,
+            .prom_name = s->metric,
+            .prom_type = pcie_metric_kind_name(s->kind),
+            .n_meta = s->label_count,
+            .meta_names = names,
+            .meta_values = values,
+        };
+        struct rw_labelset set;
+        enum rw_kind kind;
+        size_t len;
+        char *packed;
+        int rc;
+
+        for (size_t i = 0; i < s->label_count; i++) {
+                names[i] = s->labels[i].name;
+                values[i] = s->labels[i].value;
+        }
+        /* collectd sees a COUNTER sample as DERIVE, every other as GAUGE. */
+        rc = rw_series_build(&vl, "value",
+                             s->kind == PCIE_METRIC_COUNTER ? RW_DS_DERIVE : RW_DS_GAUGE, 1, NULL,
+                             NULL, &set, &kind);
+        if (rc)
+                return rc < 0 ? rc : 0;
+        packed = rw_series_pack(&set, kind, &len);
+        if (!packed)
+                return -ENOMEM;
+        rc = om_store_put(x->store, source, packed, len,
+                          s->kind == PCIE_METRIC_COUNTER ? (double)s->counter : s->gauge, x->now,
+                          NULL);
+        free(packed);
+        return rc;
+}
+
+static void sink(void *ctx, const struct engine_unit *unit, const struct sample_set *set)
+{
+        struct exporter *x = ctx;
+        const char *source = unit ? engine_unit_name(unit) : "engine";
+
+        for (size_t i = 0; i < set->count; i++)
+                if (put_sample(x, source, &set->samples[i]))
+                        x->failed++;
+        /* What this interval of the unit no longer has leaves the page. */
+        om_store_drop(x->store, source, x->now);
+}
+
+/* "ADDR:PORT", "[V6ADDR]:PORT" or ":PORT" (every address). */
+static int parse_listen(const char *arg, char *addr, size_t addrlen, unsigned int *port)
+{
+        const char *colon = strrchr(arg, ':');
+        const char *a = arg, *a_end = colon;
+        unsigned long p;
+        char *end;
+
+        if (!colon)
+                return -EINVAL;
+        if (*a == '[') {
+                a++;
+                if (a_end == arg || a_end[-1] != ']')
+                        return -EINVAL;
+                a_end--;
+        }
+        if ((size_t)(a_end - a) >= addrlen)
+                return -EINVAL;
+        memcpy(addr, a, (size_t)(a_end - a));
+        addr[a_end - a] = '\0';
+        errno = 0;
+        p = strtoul(colon + 1, &end, 10);
+        if (errno || end == colon + 1 || *end || p < 1 || p > 65535)
+                return -EINVAL;
+        *port = (unsigned int)p;
+        return 0;
+}
+
+/* The first line of @path (a password), or NULL with the reason said. */
+static char *read_first_line(const char *flag, const char *path)
+{
+        char buf[1024];
+        FILE *f = fopen(path, "re");
+        size_t n;
+
+        if (!f) {
+                cli_error("%s %s: %s", flag, path, strerror(errno));
+                return NULL;
+        }
+        n = fread(buf, 1, sizeof(buf) - 1, f);
+        fclose(f);
+        buf[n] = '\0';
+        buf[strcspn(buf, "\r\n")] = '\0';
+        if (!*buf) {
+                cli_error("%s %s: the first line is empty", flag, path);
+                return NULL;
+        }
+        return strdup(buf);
+}
+
+static void sleep_until(double deadline)
+{
+        while (!atomic_load(&stop_requested)) {
+                double left = deadline - cli_now();
+                struct timespec ts;
+
+                if (left <= 0)
+                        return;
+                /* Short naps: a signal ends the wait within 0.1 s even
+                 * when it lands on another thread. */
+                left = left > 0.1 ? 0.1 : left;
+                ts.tv_sec = (time_t)left;
+                ts.tv_nsec = (long)((left - (double)ts.tv_sec) * 1e9);
+                nanosleep(&ts, NULL);
+        }
+}
+
+int cmd_exporter(const struct cli_opts *opts)
+{
+        struct engine_host host = {.log = exporter_log,
+                                   .interval = opts->interval,
+                                   .label_simulated = true,
+                                   .baseline_at_start = true};
+        struct om_http_cfg hc = {.tls_cert_file = opts->tls_cert,
+                                 .tls_key_file = opts->tls_key,
+                                 .auth_user = opts->auth_user,
+                                 .name = "pciescope exporter"};
+        struct exporter x = {.instance = opts->instance ? opts->instance : ""};
+        struct sigaction sa = {.sa_handler = on_signal};
+        struct om_http *http = NULL;
+        struct engine *e = NULL;
+        char addr[256], why[512] = "", *password = NULL;
+        int status = CLI_EXIT_ERROR;
+        double next;
+
+        if (parse_listen(opts->listen ? opts->listen : ":9943", addr, sizeof(addr), &hc.port)) {
+                cli_error("--listen %s: want ADDRESS:PORT, [IPV6]:PORT or :PORT (port 1..65535)",
+                          opts->listen);
+                return CLI_EXIT_ERROR;
+        }
+        hc.listen = addr;
+        if (!opts->auth_user != !opts->auth_password_file) {
+                cli_error("--basic-auth-user and --basic-auth-password-file go together");
+                return CLI_EXIT_ERROR;
+        }
+        if (opts->auth_password_file) {
+                password = read_first_line("--basic-auth-password-file", opts->auth_password_file);
+                if (!password)
+                        return CLI_EXIT_ERROR;
+                hc.auth_password = password;
+        }
+        if (engine_config_check(&opts->cfg, why, sizeof(why))) {
+                cli_error("%s", why);
+                goto out;
+        }
+        x.store = om_store_new();
+        if (!x.store)
+                goto out;
+        if (engine_open(&opts->cfg, &host, &e, why, sizeof(why))) {
+                cli_error("%s", why);
+                goto out;
+        }
+        if (engine_simulated(e))
+                fprintf(stderr,
+                        "pciescope exporter: SIMULATED machine \"%s\" (drivers of Linux %s): "
+                        "nothing served is read from this machine's hardware; every series "
+                        "carries simulated=\"%s\"\n",
+                        engine_simulated(e), engine_simulated_kernel(e), engine_simulated(e));
+        if (om_http_start(&hc, x.store, http_log, NULL, &http, why, sizeof(why))) {
+                cli_error("%s", why);
+                goto out;
+        }
+        sigaction(SIGINT, &sa, NULL);
+        sigaction(SIGTERM, &sa, NULL);
+        signal(SIGPIPE, SIG_IGN);
+        if (engine_start(e))
+                goto out;
+        next = cli_now();
+        while (!atomic_load(&stop_requested)) {
+                x.now = cli_now();
+                engine_read(e, sink, &x);
+                /* A unit that stopped publishing (a thread gone quiet). */
+                om_store_expire(x.store, x.now - 3 * opts->interval - 1);
+                next += opts->interval;
+                if (next < cli_now())
+                        next = cli_now();
+                sleep_until(next);
+        }
+        status = CLI_EXIT_OK;
+out:
+        if (http) {
+                struct om_http_stats s;
+
+                om_http_stats(http, &s);
+                fprintf(stderr,
+                        "pciescope exporter: served %llu pages; refused %llu unknown paths, %llu "
+                        "other methods, %llu without credentials; %lu samples not stored\n",
+                        (unsigned long long)s.pages, (unsigned long long)s.not_found,
+                        (unsigned long long)s.bad_method, (unsigned long long)s.unauthorized,
+                        x.failed);
+        }
+        om_http_stop(http);
+        engine_close(e);
+        om_store_free(x.store);
+        if (password) {
+                explicit_bzero(password, strlen(password));
+                free(password);
+        }
+        return status;
+}

@@ -1,0 +1,202 @@
+#!/bin/bash
+# openmetrics.sh - the collectd `openmetrics` write plugin end to end: a real
+# collectd with the pcie plugin on the simulated Kunpeng 930, the test
+# source, remote_write into one Prometheus 2.42 and the openmetrics page
+# scraped by another. The scraped series are the series remote_write
+# delivers; the page passes promtool in the text format and is served as
+# OpenMetrics to a scraper that asks; HELP/UNIT reach Prometheus' metadata;
+# a value list collectd reports missing leaves the page; bad requests, idle
+# half-requests and 100 concurrent scrapes neither block collection nor
+# each other.
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/rw_lib.sh"
+rw_require_plugin
+[ -x "$PROMETHEUS" ] || skip_all "prometheus is not installed"
+command -v promtool >/dev/null || skip_all "promtool is not installed (prometheus package)"
+for so in pcie openmetrics; do
+	[ -f "$top_builddir/plugin/.libs/$so.so" ] || skip_all "the $so plugin was not built"
+	cp "$top_builddir/plugin/.libs/$so.so" "$rw_tmp/plugins/"
+done
+
+om_port=$(free_port)
+om_url="http://127.0.0.1:$om_port"
+start_prometheus rw
+PROM_CONFIG="global:
+  scrape_interval: 1s
+  scrape_timeout: 1s
+scrape_configs:
+  - job_name: om
+    honor_labels: true
+    static_configs:
+      - targets: ['127.0.0.1:$om_port']" start_prometheus scrape
+check "both Prometheus servers are up" eval 'wait_http "$rw_url/-/ready" 30 && wait_http "$scrape_url/-/ready" 30'
+# Prometheus applies its targets a few seconds after start: wait for that,
+# so that it scrapes from the page's first second on.
+has_target() {
+	local i
+	for i in $(seq 1 60); do
+		curl -s "$scrape_url/api/v1/targets" | grep -q '"scrapeUrl"' && return 0
+		sleep 0.25
+	done
+	return 1
+}
+check "the scraper has its target" has_target
+
+cat >"$rw_tmp/c.conf" <<CONF
+Hostname "rwtest-host"
+BaseDir "$rw_tmp"
+PIDFile "$rw_tmp/collectd.pid"
+PluginDir "$rw_tmp/plugins"
+TypesDB "/usr/share/collectd/types.db"
+Interval 1
+WriteThreads 1
+LoadPlugin logfile
+<Plugin logfile>
+  LogLevel info
+  File "$rw_tmp/c.log"
+  PrintSeverity true
+</Plugin>
+LoadPlugin rw_testsrc
+<Plugin rw_testsrc>
+  Vanish 6
+</Plugin>
+LoadPlugin pcie
+<Plugin pcie>
+  Simulate "kunpeng930-2p"
+  MachineDirectory "$top_srcdir/sim/machines"
+  TraceDuration 0.2
+  TracePeriod 2
+  MaxConcurrentTraces 2
+</Plugin>
+LoadPlugin remote_write
+<Plugin remote_write>
+  <Endpoint "prom">
+    URL "$rw_url/api/v1/write"
+    BatchDeadline 0.5
+  </Endpoint>
+</Plugin>
+LoadPlugin openmetrics
+<Plugin openmetrics>
+  Listen "127.0.0.1"
+  Port "$om_port"
+  Timeout 3
+</Plugin>
+CONF
+t0=$(date +%s)
+start_collectd "$rw_tmp/c.conf"
+check "the page answers" wait_http "$om_url/metrics" 30
+on_page() { # ERE: until a line of the page matches (10 s)
+	local i
+	for i in $(seq 1 40); do
+		curl -s "$om_url/metrics" | grep -Eq "$1" && return 0
+		sleep 0.25
+	done
+	return 1
+}
+check "a value list the test source still sends is on the page" on_page '^rwtest_vanishing\{'
+
+# ---- the page itself ----
+curl -s -D "$rw_tmp/h.txt" "$om_url/metrics" >"$rw_tmp/page.txt"
+check "text format by default (Content-Type text/plain; version=0.0.4)" \
+	grep -qi '^Content-Type: text/plain; version=0.0.4' "$rw_tmp/h.txt"
+# Our families (pcie_*, remote_write_*) pass promtool's parser and linter;
+# the whole page parses, and what the linter says of it is about other
+# plugins' names (collectd's own naming, e.g. collectd_rwtest_gauge).
+grep -E '^(# (HELP|TYPE) )?(pcie|remote_write)_' "$rw_tmp/page.txt" >"$rw_tmp/ours.txt"
+promtool check metrics <"$rw_tmp/ours.txt" >"$rw_tmp/promtool.out" 2>&1
+rc=$?
+check "promtool check metrics: our $(grep -c '^[a-z]' "$rw_tmp/ours.txt") series clean" [ "$rc" = 0 ]
+[ "$rc" = 0 ] || head -20 "$rw_tmp/promtool.out" | sed 's/^/# /'
+promtool check metrics <"$rw_tmp/page.txt" >"$rw_tmp/promtool.all" 2>&1
+rc=$?
+check "promtool check metrics: the whole page parses (lint only on other plugins' names)" eval \
+	'[ "$rc" = 0 ] || { [ "$rc" = 3 ] && ! grep -Eq "^(pcie|remote_write)_|error" "$rw_tmp/promtool.all"; }'
+check "every pcie family has HELP" eval '[ -z "$(grep -o "^pcie_[a-z_]*" "$rw_tmp/page.txt" | sed -E "s/_(bucket|sum|count)$//" | sort -u | while read -r f; do grep -q "^# HELP $f " "$rw_tmp/page.txt" || echo "$f"; done)" ]'
+check "labels kept: port bandwidth has pmu, port, direction, tlp" \
+	on_page '^pcie_port_bandwidth_bytes_per_second\{direction="rx",instance="rwtest-host",pmu="hisi_pcie0_core0",port="0000:00:00.0",simulated="kunpeng930-2p",tlp="mwr"\} [0-9.e+]+$'
+check "another plugin's values are there too, named as write_prometheus names them" \
+	grep -q '^collectd_rwtest_gauge{rwtest="answer",instance="rwtest-host"} 42$\|^collectd_rwtest_gauge{instance="rwtest-host",rwtest="answer"} 42$' "$rw_tmp/page.txt"
+curl -s -D "$rw_tmp/h.om" -H 'Accept: application/openmetrics-text;version=1.0.0,text/plain;version=0.0.4;q=0.5' \
+	"$om_url/metrics" >"$rw_tmp/page.om"
+check "OpenMetrics when asked (Content-Type application/openmetrics-text)" \
+	grep -qi '^Content-Type: application/openmetrics-text; version=1.0.0' "$rw_tmp/h.om"
+check "OpenMetrics: counter family without _total, UNIT lines, # EOF last" eval \
+	'grep -q "^# TYPE pcie_link_changes counter$" "$rw_tmp/page.om" &&
+	 grep -q "^# UNIT pcie_port_bandwidth_bytes_per_second bytes_per_second$" "$rw_tmp/page.om" &&
+	 [ "$(tail -n 1 "$rw_tmp/page.om")" = "# EOF" ]'
+code() { curl -s -o /dev/null -w '%{http_code}' "$@"; }
+check "HEAD /metrics: 200" [ "$(code -I "$om_url/metrics")" = 200 ]
+check "unknown path: 404" [ "$(code "$om_url/metrics/x")" = 404 ]
+check "POST: 405 with Allow: GET, HEAD" eval \
+	'[ "$(code -X POST -d x "$om_url/metrics")" = 405 ] && curl -s -D - -o /dev/null -X PUT "$om_url/metrics" | grep -qi "^Allow: GET, HEAD"'
+check "/ links to /metrics" eval 'curl -s "$om_url/" | grep -q "href=\"/metrics\""'
+
+# ---- clients that misbehave ----
+# 20 connections that send half a request and wait: the server drops them
+# after Timeout (3 s); meanwhile 100 concurrent scrapes are answered and
+# collection goes on.
+"$PYTHON3" - "$om_port" >"$rw_tmp/slow.out" 2>&1 <<'PY' &
+import socket, sys, time
+socks = []
+for i in range(20):
+    s = socket.create_connection(("127.0.0.1", int(sys.argv[1])))
+    s.sendall(b"GET /metrics HTTP/1.1\r\nHost: x\r\n")  # never finished
+    socks.append(s)
+start = time.time()
+closed = 0
+for s in socks:
+    s.settimeout(max(0.1, 15 - (time.time() - start)))
+    try:
+        closed += s.recv(1) == b""
+    except OSError:
+        closed += 1
+print("closed %d of 20 after %.1f s" % (closed, time.time() - start))
+PY
+slow_pid=$!
+sleep 0.5
+seq_before=$(curl -s "$om_url/metrics" | awk '/^rwtest_sequence_total/ {print $2}')
+t=$(date +%s.%N)
+ok_count=$(seq 1 100 | xargs -P 100 -I{} curl -s -o /dev/null -w '%{http_code}\n' --max-time 10 "$om_url/metrics" | grep -c '^200$')
+t=$(awk -v a="$t" -v b="$(date +%s.%N)" 'BEGIN { printf "%.2f", b - a }')
+check "100 concurrent scrapes beside 20 idle half-requests: $ok_count answered 200 in $t s" \
+	[ "$ok_count" = 100 ]
+sleep 2
+seq_after=$(curl -s "$om_url/metrics" | awk '/^rwtest_sequence_total/ {print $2}')
+check "collection went on meanwhile (sequence $seq_before -> $seq_after)" \
+	awk -v a="${seq_before:-0}" -v b="${seq_after:-0}" 'BEGIN { exit !(b >= a + 2) }'
+wait "$slow_pid"
+check "idle half-requests dropped by the server: $(cat "$rw_tmp/slow.out")" \
+	grep -q '^closed 20 of 20 after [0-9]\.' "$rw_tmp/slow.out"
+
+# ---- what Prometheus stores ----
+sleep 4
+curl -s "$om_url/metrics" >"$rw_tmp/late.txt"
+check "a value list collectd reported missing left the page" eval '! grep -q "^rwtest_vanishing{" "$rw_tmp/late.txt"'
+t_cut=$(date +%s)
+sleep 3
+t=$(date +%s)
+stop_collectd
+check "collectd log: no errors" eval '! grep -q "\[error\]" "$rw_tmp/c.log"'
+check "collectd log: pages served counted at shutdown" grep -Eq 'openmetrics plugin: served [1-9][0-9]* pages; refused [1-9][0-9]* unknown paths, [1-9][0-9]* other methods' "$rw_tmp/c.log"
+# Every series remote_write delivered up to a few seconds before the end was
+# scraped, and nothing was scraped that remote_write did not deliver (the
+# scraper's own job label and synthetic series aside; the test source's
+# backdated series and the remote_write plugin's self-metrics go both ways).
+strip='s/(^|,)job=om//; s/^,//'
+series "$rw_url" '{__name__=~".+"}' "$t0" "$t_cut" | sed -E "$strip" | sort -u >"$rw_tmp/rw.early"
+series "$rw_url" '{__name__=~".+"}' "$t0" "$((t + 1))" | sed -E "$strip" | sort -u >"$rw_tmp/rw.all"
+series "$scrape_url" '{job="om"}' "$t0" "$((t + 1))" | sed -E "$strip" |
+	grep -Ev '__name__=(up|scrape_[a-z_]+)(,|$)' | sort -u >"$rw_tmp/scrape.all"
+n_rw=$(wc -l <"$rw_tmp/rw.early")
+n_sc=$(wc -l <"$rw_tmp/scrape.all")
+missing=$(comm -23 "$rw_tmp/rw.early" "$rw_tmp/scrape.all")
+extra=$(comm -13 "$rw_tmp/rw.all" "$rw_tmp/scrape.all")
+check "Prometheus scraped $n_sc series; each of the $n_rw remote_write delivered is among them" \
+	eval '[ "$n_rw" -gt 1000 ] && [ -z "$missing" ]'
+[ -n "$missing" ] && echo "$missing" | head -5 | sed 's/^/# not scraped: /'
+check "and it scraped none that remote_write did not deliver" [ -z "$extra" ]
+[ -n "$extra" ] && echo "$extra" | head -5 | sed 's/^/# not delivered: /'
+md=$(curl -s "$scrape_url/api/v1/metadata?metric=pcie_port_bandwidth_bytes_per_second")
+check "HELP and UNIT reach Prometheus' metadata" eval \
+	'echo "$md" | grep -q "\"unit\":\"bytes_per_second\"" && echo "$md" | grep -q "\"help\":\"Bandwidth through the Root Port"'
+done_testing

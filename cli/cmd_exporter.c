@@ -28,10 +28,11 @@
 #include "rw_series.h"
 
 static atomic_bool stop_requested;
+static volatile sig_atomic_t stop_signal;
 
 static void on_signal(int sig)
 {
-        (void)sig;
+        stop_signal = sig;
         atomic_store(&stop_requested, true);
 }
 
@@ -260,6 +261,8 @@ int cmd_exporter(const struct cli_opts *opts)
                         next = cli_now();
                 sleep_until(next);
         }
+        fprintf(stderr, "pciescope exporter: %s: stopping\n",
+                stop_signal == SIGINT ? "SIGINT" : "SIGTERM");
         status = CLI_EXIT_OK;
 out:
         if (http) {

@@ -96,7 +96,7 @@ int om_key_init(struct om_key *k, const char *series)
                         le = v;
                 p = v + strlen(v) + 1;
         }
-        if (!k->name || !*k->name)
+        if (!k->name || !rw_valid_name(k->name, true))
                 return -EINVAL;
         len = strlen(k->name);
         if (len > 1000)

@@ -47,7 +47,7 @@ struct om_key {
         double le;         /* histogram bucket bound */
 };
 
-/* Fills @k for packed series @series. -EINVAL without a __name__,
+/* Fills @k for packed series @series. -EINVAL without a valid __name__,
  * -ENOSPC when the name is over 1,000 bytes. */
 int om_key_init(struct om_key *k, const char *series);
 

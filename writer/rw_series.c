@@ -70,9 +70,65 @@ static char *arena_put(struct rw_labelset *set, const char *s, size_t len)
         return p;
 }
 
+/* The length of the UTF-8 sequence at @s (of @n bytes), or 0 where it is
+ * not valid UTF-8 (RFC 3629: no overlong forms, no surrogates, nothing
+ * above U+10FFFF). */
+static size_t utf8_sequence(const unsigned char *s, size_t n)
+{
+        size_t len;
+        uint32_t cp;
+
+        if (s[0] < 0x80)
+                return 1;
+        if (s[0] >= 0xc2 && s[0] <= 0xdf)
+                len = 2, cp = s[0] & 0x1f;
+        else if (s[0] >= 0xe0 && s[0] <= 0xef)
+                len = 3, cp = s[0] & 0x0f;
+        else if (s[0] >= 0xf0 && s[0] <= 0xf4)
+                len = 4, cp = s[0] & 0x07;
+        else
+                return 0;
+        if (len > n)
+                return 0;
+        for (size_t i = 1; i < len; i++) {
+                if ((s[i] & 0xc0) != 0x80)
+                        return 0;
+                cp = (cp << 6) | (s[i] & 0x3f);
+        }
+        if ((len == 3 && (cp < 0x800 || (cp >= 0xd800 && cp <= 0xdfff))) ||
+            (len == 4 && (cp < 0x10000 || cp > 0x10ffff)))
+                return 0;
+        return len;
+}
+
+/* @value with every byte that is not part of valid UTF-8 replaced by
+ * U+FFFD, into @out (3 * RW_MAX_VALUE_LEN + 1 bytes). Receivers refuse a
+ * whole request, and scrapers a whole page, for one invalid label value. */
+static size_t utf8_repair(const char *value, size_t vlen, char *out)
+{
+        const unsigned char *s = (const unsigned char *)value;
+        size_t o = 0;
+
+        for (size_t i = 0; i < vlen;) {
+                size_t k = utf8_sequence(s + i, vlen - i);
+
+                if (k) {
+                        memcpy(out + o, s + i, k);
+                        o += k;
+                        i += k;
+                } else {
+                        memcpy(out + o, "\xef\xbf\xbd", 3);
+                        o += 3;
+                        i++;
+                }
+        }
+        out[o] = '\0';
+        return o;
+}
+
 int rw_labelset_add(struct rw_labelset *set, const char *name, const char *value)
 {
-        char clean[256];
+        char clean[256], repaired[3 * RW_MAX_VALUE_LEN + 1];
         bool is_name;
         int len;
         size_t vlen;
@@ -93,6 +149,12 @@ int rw_labelset_add(struct rw_labelset *set, const char *name, const char *value
                 set->overflow = true;
                 return -ENOSPC;
         }
+        for (size_t i = 0; i < vlen; i++)
+                if ((unsigned char)value[i] >= 0x80) {
+                        vlen = utf8_repair(value, vlen, repaired);
+                        value = repaired;
+                        break;
+                }
         n = arena_put(set, is_name ? name : clean, (size_t)len);
         v = n ? arena_put(set, value, vlen) : NULL;
         if (!v) {

@@ -11,8 +11,9 @@
  * and labelled by its "prom.label.*" entries plus instance=<host>.
  *
  * A finished label set is sorted by name (byte order), unique (the label
- * added last wins), has no empty values, and every name is valid for
- * Remote-Write 1.0 (invalid characters become '_').
+ * added last wins), has no empty values, every name is valid for
+ * Remote-Write 1.0 (invalid characters become '_'), and every value is
+ * valid UTF-8 (a byte that is not becomes U+FFFD).
  */
 #ifndef PCIESCOPE_RW_SERIES_H
 #define PCIESCOPE_RW_SERIES_H

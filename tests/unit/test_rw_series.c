@@ -251,6 +251,36 @@ static void test_external_and_rules(void **state)
         rw_rules_free(r);
 }
 
+/* Label values are valid UTF-8 on the way out: a receiver refuses a whole
+ * request (and a scraper a whole page) for one invalid value. */
+static void test_utf8_values(void **state)
+{
+        static const struct {
+                const char *in, *out;
+        } cases[] = {
+            {"plain", "plain"},
+            {"caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80",
+             "caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80"},
+            {"a\xff"
+             "b",
+             "a\xef\xbf\xbd"
+             "b"},                                                    /* not a lead byte */
+            {"\xc3", "\xef\xbf\xbd"},                                 /* cut short */
+            {"\xc0\xaf", "\xef\xbf\xbd\xef\xbf\xbd"},                 /* overlong '/' */
+            {"\xed\xa0\x80", "\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd"}, /* a surrogate */
+            {"\xf4\x90\x80\x80", "\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd"},
+            {"tab\there", "tab\there"}, /* control characters are valid */
+        };
+        struct rw_labelset set;
+
+        (void)state;
+        for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+                rw_labelset_init(&set);
+                assert_int_equal(rw_labelset_add(&set, "v", cases[i].in), 0);
+                assert_string_equal(rw_labelset_get(&set, "v"), cases[i].out);
+        }
+}
+
 static void test_pack(void **state)
 {
         struct rw_labelset s;
@@ -316,6 +346,7 @@ int main(void)
             cmocka_unit_test(test_family),
             cmocka_unit_test(test_external_and_rules),
             cmocka_unit_test(test_pack),
+            cmocka_unit_test(test_utf8_values),
             cmocka_unit_test(test_registry),
         };
 

@@ -237,16 +237,17 @@ def page_pciescope(secs, version):
 
 def page_collectd(secs, version):
     out = header("collectd-pcie", "5", version,
-                 "configuration of pciescope's pcie and remote_write collectd plugins")
+                 "configuration of pciescope's pcie, remote_write and openmetrics collectd plugins")
     out.append(".SH SYNOPSIS")
-    for title in ("The collectd plugin", "The remote_write plugin"):
+    for title in ("The collectd plugin", "The remote_write plugin", "The openmetrics plugin"):
         code = [b for b in blocks(section_tree(secs, title)[0][2]) if b[0] == "code"][0][1]
         out.append(".nf")
         out += [roff_line(esc(line)) for line in code]
         out.append(".fi")
         out.append(".PP")
     for title, sh in (("The collectd plugin", "THE PCIE PLUGIN"),
-                      ("The remote_write plugin", "THE REMOTE_WRITE PLUGIN")):
+                      ("The remote_write plugin", "THE REMOTE_WRITE PLUGIN"),
+                      ("The openmetrics plugin", "THE OPENMETRICS PLUGIN")):
         tree = section_tree(secs, title)
         out.append(".SH " + sh)
         out += render(without_first_code(tree[0][2]))

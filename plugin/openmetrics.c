@@ -126,28 +126,27 @@ static int om_config(oconfig_item_t *ci)
 {
         for (int i = 0; i < ci->children_num; i++) {
                 oconfig_item_t *c = &ci->children[i];
-                const char *k = c->key;
                 int rc;
 
-                if (!strcasecmp(k, "Listen"))
+                if (!strcasecmp(c->key, "Listen"))
                         rc = cd_get_string(c, &g.listen) ? config_fail(c, "want an address") : 0;
-                else if (!strcasecmp(k, "Port"))
+                else if (!strcasecmp(c->key, "Port"))
                         rc = get_number(c, &g.port, 1, 65535, true);
-                else if (!strcasecmp(k, "StalenessDelta"))
+                else if (!strcasecmp(c->key, "StalenessDelta"))
                         rc = get_number(c, &g.staleness, 1, 86400, false);
-                else if (!strcasecmp(k, "MaxConnections"))
+                else if (!strcasecmp(c->key, "MaxConnections"))
                         rc = get_number(c, &g.max_connections, 1, 10000, true);
-                else if (!strcasecmp(k, "Timeout"))
+                else if (!strcasecmp(c->key, "Timeout"))
                         rc = get_number(c, &g.timeout, 1, 3600, true);
-                else if (!strcasecmp(k, "TLSCertFile"))
+                else if (!strcasecmp(c->key, "TLSCertFile"))
                         rc = cd_get_string(c, &g.cert) ? config_fail(c, "want a file name") : 0;
-                else if (!strcasecmp(k, "TLSKeyFile"))
+                else if (!strcasecmp(c->key, "TLSKeyFile"))
                         rc = cd_get_string(c, &g.key) ? config_fail(c, "want a file name") : 0;
-                else if (!strcasecmp(k, "BasicAuthUser"))
+                else if (!strcasecmp(c->key, "BasicAuthUser"))
                         rc = cd_get_string(c, &g.user) ? config_fail(c, "want a string") : 0;
-                else if (!strcasecmp(k, "BasicAuthPassword"))
+                else if (!strcasecmp(c->key, "BasicAuthPassword"))
                         rc = cd_get_string(c, &g.password) ? config_fail(c, "want a string") : 0;
-                else if (!strcasecmp(k, "BasicAuthPasswordFile"))
+                else if (!strcasecmp(c->key, "BasicAuthPasswordFile"))
                         rc = read_secret_file(c, &g.password);
                 else
                         rc = config_fail(c, "unknown option (see the README's openmetrics "

@@ -21,7 +21,8 @@ cli_opts=$(sed -n 's/^ *{"\([a-z-]*\)", [a-z_]*_argument,.*/--\1/p' "$top_srcdir
 # table (`pciescope options`), remote_write's from what its parser compares.
 conf_keys=$({
 	"$top_builddir/cli/pciescope" options | awk '{ print $1 }'
-	grep -ho 'strcasecmp([a-z]*->key, "[A-Za-z0-9]*")' "$top_srcdir/plugin/remote_write.c" |
+	grep -ho 'strcasecmp([a-z]*->key, "[A-Za-z0-9]*")' "$top_srcdir/plugin/remote_write.c" \
+		"$top_srcdir/plugin/openmetrics.c" |
 		sed 's/.*"\(.*\)")/\1/'
 } | sort -u)
 [ "$(echo "$cli_opts" | wc -l)" -ge 15 ] && ok "found the CLI's option table ($(echo "$cli_opts" | wc -l) options)" ||

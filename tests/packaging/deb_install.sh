@@ -91,7 +91,7 @@ conf=/etc/collectd/collectd.conf.d/pcie.conf
 check "snippet $conf is a conffile of collectd-pcie" grep -q "^ $conf " <(dpkg-query -W -f='${Conffiles}\n' collectd-pcie)
 check "snippet writes nothing to hardware (no Tune line)" bash -c "! grep -qiE '^[[:space:]]*Tune[[:space:]]' $conf"
 check "snippet leaves remote_write commented out" bash -c "! grep -qE '^[[:space:]]*LoadPlugin[[:space:]]+remote_write' $conf"
-for so in pcie remote_write; do
+for so in pcie remote_write openmetrics; do
 	check "/usr/lib/collectd/$so.so is installed" test -f /usr/lib/collectd/$so.so
 done
 collectd=/usr/sbin/collectd
@@ -138,6 +138,26 @@ sed 's/^#\(LoadPlugin remote_write\|<Plugin remote_write>\|  <Endpoint\|    URL\
 	sed 's#http://prometheus.example.net:9090#http://127.0.0.1:9#' >"$tmp/rw.conf"
 sed -i "s#^Include .*#Include \"$tmp/rw.conf\"#" "$tmp/collectd.conf"
 check "the commented remote_write example, uncommented, is a valid configuration" "$collectd" -t -C "$tmp/collectd.conf"
+sed '/^#LoadPlugin openmetrics/,/^#<\/Plugin>/ s/^#//' "$conf" >"$tmp/om.conf"
+sed -i "s#^Include .*#Include \"$tmp/om.conf\"#" "$tmp/collectd.conf"
+check "the commented openmetrics example, uncommented, is a valid configuration" "$collectd" -t -C "$tmp/collectd.conf"
+
+# ---- pciescope exporter: the unit is installed, disabled; the command serves ----
+unit=/lib/systemd/system/pciescope-exporter.service
+check "the exporter's unit is installed" test -f $unit
+if command -v systemctl >/dev/null && [ -d /run/systemd/system ]; then
+	check "... and not enabled" bash -c "! systemctl is-enabled --quiet pciescope-exporter"
+fi
+port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+/usr/bin/pciescope exporter --simulate kunpeng930-2p --listen "127.0.0.1:$port" 2>"$tmp/exporter.err" &
+epid=$!
+for _ in $(seq 1 40); do
+	sleep 0.25
+	curl -sf "http://127.0.0.1:$port/metrics" 2>/dev/null | grep -q '^pcie_link_width_lanes' && break
+done
+check "the installed pciescope exporter serves the simulated machine" \
+	bash -c "curl -sf http://127.0.0.1:$port/metrics | grep -q '^pcie_link_width_lanes{bdf='"
+kill $epid 2>/dev/null && wait $epid 2>/dev/null
 
 # ---- netdata-plugin-pcie: Netdata's conventions for a privileged plugin ----
 nplugin=/usr/lib/netdata/plugins.d/pcie.plugin
@@ -182,6 +202,7 @@ apt_check "apt-get purge pciescope collectd-pcie netdata-plugin-pcie" "$tmp/apt3
 check "dpkg knows none of the packages any more" bash -c '! dpkg-query -W pciescope collectd-pcie netdata-plugin-pcie 2>/dev/null | grep -q .'
 left=
 for f in /usr/bin/pciescope /usr/lib/collectd/pcie.so /usr/lib/collectd/remote_write.so "$conf" \
+	/usr/lib/collectd/openmetrics.so $unit \
 	/usr/share/pciescope /usr/share/man/man1/pciescope.1.gz /usr/share/man/man5/collectd-pcie.5.gz \
 	/usr/share/bash-completion/completions/pciescope /usr/share/doc/pciescope /usr/share/doc/collectd-pcie \
 	/var/spool/collectd/remote_write $nplugin /usr/lib/netdata/conf.d/pcie.conf \

@@ -110,36 +110,7 @@ cpids=()
 t0=$(date +%s)
 for i in "${!machines[@]}"; do
 	h=${hosts[$i]}
-	mkdir -p "$rw_tmp/$h"
-	cat >"$rw_tmp/$h/c.conf" <<CONF
-Hostname "$h"
-BaseDir "$rw_tmp/$h"
-PIDFile "$rw_tmp/$h/collectd.pid"
-PluginDir "$rw_tmp/plugins"
-Interval 1
-# One write thread: collectd's five may hand two value lists of a series
-# to remote_write out of order on a busy machine (README, remote_write).
-WriteThreads 1
-LoadPlugin logfile
-<Plugin logfile>
-  LogLevel info
-  File "$rw_tmp/$h/c.log"
-  PrintSeverity true
-</Plugin>
-LoadPlugin pcie
-<Plugin pcie>
-  Simulate "${machines[$i]}"
-  TracePeriod 2
-  TraceDuration 0.2
-</Plugin>
-LoadPlugin remote_write
-<Plugin remote_write>
-  <Endpoint "prom">
-    URL "$prom_url/api/v1/write"
-    BatchDeadline 0.5
-  </Endpoint>
-</Plugin>
-CONF
+	pcie_collectd_conf "$rw_tmp/$h" "$h" "${machines[$i]}" -e prom "$prom_url"
 	"$COLLECTD" -f -C "$rw_tmp/$h/c.conf" >"$rw_tmp/$h/out" 2>&1 &
 	cpids+=($!)
 	rw_pids+=($!)

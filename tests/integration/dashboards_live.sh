@@ -33,45 +33,14 @@ start_vm vm
 check "prometheus is up" wait_http "$prom_url/-/ready" 30
 check "victoria-metrics is up" wait_http "$vm_url/health" 30
 
-# conf MACHINE HOST [pcie lines...]
+# conf MACHINE HOST [pcie lines...]: remote_write to both receivers.
 conf() {
-	local machine=$1 host=$2 line
+	local machine=$1 host=$2 line args=()
 	shift 2
-	mkdir -p "$rw_tmp/$host"
-	cat >"$rw_tmp/$host/c.conf" <<CONF
-Hostname "$host"
-BaseDir "$rw_tmp/$host"
-PIDFile "$rw_tmp/$host/collectd.pid"
-PluginDir "$rw_tmp/plugins"
-Interval 1
-LoadPlugin logfile
-<Plugin logfile>
-  LogLevel info
-  File "$rw_tmp/$host/c.log"
-  PrintSeverity true
-</Plugin>
-LoadPlugin pcie
-<Plugin pcie>
-  Simulate "$machine"
-  MachineDirectory "$top_srcdir/sim/machines"
-  TraceDuration 0.2
-  TracePeriod 2
-  MaxConcurrentTraces 2
-$(for line in "$@"; do echo "  $line"; done)
-</Plugin>
-LoadPlugin remote_write
-<Plugin remote_write>
-  <Endpoint "prom">
-    URL "$prom_url/api/v1/write"
-    BatchDeadline 0.5
-  </Endpoint>
-  <Endpoint "vm">
-    URL "$vm_url/api/v1/write"
-    BatchDeadline 0.5
-  </Endpoint>
-</Plugin>
-CONF
+	for line in "$@"; do args+=(-p "$line"); done
+	pcie_collectd_conf "$rw_tmp/$host" "$host" "$machine" "${args[@]}" -e prom "$prom_url" -e vm "$vm_url"
 }
+
 # The Sapphire Rapids host maps its socket-0 IIO stacks to their Root Ports
 # as README's "Intel IIO stack mapping" tells a user to (IIOStackBus), so
 # that the utilisation panels have mapped stacks to show.

@@ -123,14 +123,7 @@ wait "$live_pid"
 # ---- HTTPS and basic authentication ----
 if [ -x "$OPENSSL" ]; then
 	d="$rw_tmp/pki"
-	mkdir -p "$d"
-	(
-		cd "$d" &&
-			"$OPENSSL" req -x509 -newkey rsa:2048 -nodes -keyout ca.key -out ca.crt -days 2 -subj "/CN=omtest CA" &&
-			"$OPENSSL" req -newkey rsa:2048 -nodes -keyout server.key -out server.csr -subj "/CN=127.0.0.1" &&
-			printf 'subjectAltName=IP:127.0.0.1\nbasicConstraints=CA:FALSE\n' >ext.cnf &&
-			"$OPENSSL" x509 -req -in server.csr -CA ca.crt -CAkey ca.key -CAcreateserial -out server.crt -days 2 -extfile ext.cnf
-	) >"$rw_tmp/openssl.log" 2>&1
+	make_pki "$d"
 	printf 's3cret pass\n' >"$rw_tmp/pw"
 	start_exporter tls --simulate kunpeng930-misconfig --machine-dir "$machines" \
 		--tls-cert "$d/server.crt" --tls-key "$d/server.key" \

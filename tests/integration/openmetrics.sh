@@ -42,38 +42,11 @@ has_target() {
 }
 check "the scraper has its target" has_target
 
-cat >"$rw_tmp/c.conf" <<CONF
-Hostname "rwtest-host"
-BaseDir "$rw_tmp"
-PIDFile "$rw_tmp/collectd.pid"
-PluginDir "$rw_tmp/plugins"
-TypesDB "/usr/share/collectd/types.db"
-Interval 1
-WriteThreads 1
-LoadPlugin logfile
-<Plugin logfile>
-  LogLevel info
-  File "$rw_tmp/c.log"
-  PrintSeverity true
-</Plugin>
+pcie_collectd_conf "$rw_tmp/c" rwtest-host kunpeng930-2p -e prom "$rw_url"
+cat >>"$rw_tmp/c/c.conf" <<CONF
 LoadPlugin rw_testsrc
 <Plugin rw_testsrc>
   Vanish 6
-</Plugin>
-LoadPlugin pcie
-<Plugin pcie>
-  Simulate "kunpeng930-2p"
-  MachineDirectory "$top_srcdir/sim/machines"
-  TraceDuration 0.2
-  TracePeriod 2
-  MaxConcurrentTraces 2
-</Plugin>
-LoadPlugin remote_write
-<Plugin remote_write>
-  <Endpoint "prom">
-    URL "$rw_url/api/v1/write"
-    BatchDeadline 0.5
-  </Endpoint>
 </Plugin>
 LoadPlugin openmetrics
 <Plugin openmetrics>
@@ -83,7 +56,7 @@ LoadPlugin openmetrics
 </Plugin>
 CONF
 t0=$(date +%s)
-start_collectd "$rw_tmp/c.conf"
+start_collectd "$rw_tmp/c/c.conf"
 check "the page answers" wait_http "$om_url/metrics" 30
 on_page() { # ERE: until a line of the page matches (10 s)
 	local i
@@ -176,8 +149,8 @@ t_cut=$(date +%s)
 sleep 3
 t=$(date +%s)
 stop_collectd
-check "collectd log: no errors" eval '! grep -q "\[error\]" "$rw_tmp/c.log"'
-check "collectd log: pages served counted at shutdown" grep -Eq 'openmetrics plugin: served [1-9][0-9]* pages; refused [1-9][0-9]* unknown paths, [1-9][0-9]* other methods' "$rw_tmp/c.log"
+check "collectd log: no errors" eval '! grep -q "\[error\]" "$rw_tmp/c/c.log"'
+check "collectd log: pages served counted at shutdown" grep -Eq 'openmetrics plugin: served [1-9][0-9]* pages; refused [1-9][0-9]* unknown paths, [1-9][0-9]* other methods' "$rw_tmp/c/c.log"
 # Every series remote_write delivered up to a few seconds before the end was
 # scraped, and nothing was scraped that remote_write did not deliver (the
 # scraper's own job label and synthetic series aside; the test source's

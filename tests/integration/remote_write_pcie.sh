@@ -15,40 +15,13 @@ cp "$SO" "$rw_tmp/plugins/"
 
 start_prometheus prom
 check "prometheus is up" wait_http "$prom_url/-/ready" 30
-cat >"$rw_tmp/c.conf" <<CONF
-Hostname "rwtest-host"
-BaseDir "$rw_tmp"
-PIDFile "$rw_tmp/collectd.pid"
-PluginDir "$rw_tmp/plugins"
-Interval 1
-LoadPlugin logfile
-<Plugin logfile>
-  LogLevel info
-  File "$rw_tmp/c.log"
-  PrintSeverity true
-</Plugin>
-LoadPlugin pcie
-<Plugin pcie>
-  Simulate "kunpeng930-2p"
-  MachineDirectory "$top_srcdir/sim/machines"
-  TraceDuration 0.2
-  TracePeriod 2
-  MaxConcurrentTraces 2
-</Plugin>
-LoadPlugin remote_write
-<Plugin remote_write>
-  <Endpoint "prom">
-    URL "$prom_url/api/v1/write"
-    BatchDeadline 0.5
-  </Endpoint>
-</Plugin>
-CONF
+pcie_collectd_conf "$rw_tmp/c" rwtest-host kunpeng930-2p -e prom "$prom_url"
 t0=$(date +%s)
-start_collectd "$rw_tmp/c.conf"
+start_collectd "$rw_tmp/c/c.conf"
 sleep 9
 t=$(date +%s)
 stop_collectd
-check "log: no errors" eval '! grep -q "\[error\]" "$rw_tmp/c.log"'
+check "log: no errors" eval '! grep -q "\[error\]" "$rw_tmp/c/c.log"'
 
 v=$(qv "$prom_url" 'pcie_port_bandwidth_bytes_per_second{port="0000:00:00.0",direction="rx",tlp="mwr",pmu="hisi_pcie0_core0",simulated="kunpeng930-2p"}' "$t")
 check "port bandwidth arrives with its labels ($v B/s)" awk -v v="${v:-0}" 'BEGIN { exit !(v > 1e9) }'

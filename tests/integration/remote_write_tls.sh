@@ -18,14 +18,7 @@ OPENSSL=${OPENSSL:-$(command -v openssl)}
 "$PYTHON3" -c 'import ssl, http.server' 2>/dev/null || skip_all "python3 with ssl is needed for the bearer-token front"
 
 d="$rw_tmp/pki"
-mkdir -p "$d"
-(
-	cd "$d" &&
-		"$OPENSSL" req -x509 -newkey rsa:2048 -nodes -keyout ca.key -out ca.crt -days 2 -subj "/CN=rwtest CA" &&
-		"$OPENSSL" req -newkey rsa:2048 -nodes -keyout server.key -out server.csr -subj "/CN=127.0.0.1" &&
-		printf 'subjectAltName=IP:127.0.0.1\nbasicConstraints=CA:FALSE\n' >ext.cnf &&
-		"$OPENSSL" x509 -req -in server.csr -CA ca.crt -CAkey ca.key -CAcreateserial -out server.crt -days 2 -extfile ext.cnf
-) >"$rw_tmp/openssl.log" 2>&1
+make_pki "$d"
 check "openssl made a CA and a server certificate" [ -s "$d/server.crt" ]
 printf 'tls_server_config:\n  cert_file: %s\n  key_file: %s\n' "$d/server.crt" "$d/server.key" >"$rw_tmp/web.yml"
 start_prometheus prom --web.config.file="$rw_tmp/web.yml"

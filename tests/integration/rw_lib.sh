@@ -114,6 +114,77 @@ collectd_conf() {
 	} >"$conf"
 }
 
+# pcie_collectd_conf DIR HOST MACHINE [-p "pcie line"]... [-e NAME URL]...:
+# writes DIR/c.conf: collectd as HOST (Interval 1, log DIR/c.log at info)
+# with the pcie plugin on the simulated MACHINE (a name or a file; PTT
+# windows of 0.2 s every 2 s, two at once, plus the -p lines) and
+# remote_write to each -e endpoint (URL/api/v1/write, BatchDeadline 0.5).
+# A caller appends what else it needs (cat >>DIR/c.conf).
+pcie_collectd_conf() {
+	local dir=$1 host=$2 machine=$3 pcie=() eps=()
+	shift 3
+	while [ $# -gt 0 ]; do
+		case $1 in
+		-p) pcie+=("$2"); shift 2 ;;
+		-e) eps+=("$2" "$3"); shift 3 ;;
+		*) echo "pcie_collectd_conf: unknown argument $1" >&2; return 1 ;;
+		esac
+	done
+	mkdir -p "$dir"
+	{
+		cat <<CONF
+Hostname "$host"
+BaseDir "$dir"
+PIDFile "$dir/collectd.pid"
+PluginDir "$rw_tmp/plugins"
+TypesDB "/usr/share/collectd/types.db"
+Interval 1
+# One write thread: collectd's five may hand two value lists of a series
+# to remote_write out of order on a busy machine (README, remote_write).
+WriteThreads 1
+LoadPlugin logfile
+<Plugin logfile>
+  LogLevel info
+  File "$dir/c.log"
+  PrintSeverity true
+</Plugin>
+LoadPlugin pcie
+<Plugin pcie>
+  Simulate "$machine"
+  MachineDirectory "$top_srcdir/sim/machines"
+  TraceDuration 0.2
+  TracePeriod 2
+  MaxConcurrentTraces 2
+CONF
+		for line in "${pcie[@]}"; do echo "  $line"; done
+		echo "</Plugin>"
+		if [ ${#eps[@]} -gt 0 ]; then
+			echo "LoadPlugin remote_write"
+			echo "<Plugin remote_write>"
+			for ((i = 0; i < ${#eps[@]}; i += 2)); do
+				printf '  <Endpoint "%s">\n    URL "%s/api/v1/write"\n    BatchDeadline 0.5\n  </Endpoint>\n' \
+					"${eps[i]}" "${eps[i + 1]}"
+			done
+			echo "</Plugin>"
+		fi
+	} >"$dir/c.conf"
+}
+
+# make_pki DIR: a CA (DIR/ca.crt) and a server certificate for 127.0.0.1
+# signed by it (DIR/server.crt, DIR/server.key), made with openssl; the
+# log goes to DIR/openssl.log.
+make_pki() {
+	local d=$1 openssl=${OPENSSL:-$(command -v openssl)}
+	mkdir -p "$d"
+	(
+		cd "$d" &&
+			"$openssl" req -x509 -newkey rsa:2048 -nodes -keyout ca.key -out ca.crt -days 2 -subj "/CN=pciescope test CA" &&
+			"$openssl" req -newkey rsa:2048 -nodes -keyout server.key -out server.csr -subj "/CN=127.0.0.1" &&
+			printf 'subjectAltName=IP:127.0.0.1\nbasicConstraints=CA:FALSE\n' >ext.cnf &&
+			"$openssl" x509 -req -in server.csr -CA ca.crt -CAkey ca.key -CAcreateserial -out server.crt -days 2 -extfile ext.cnf
+	) >"$d/openssl.log" 2>&1
+}
+
 # start_collectd CONF: sets collectd_pid.
 start_collectd() {
 	"$COLLECTD" -f -C "$1" >"$1.out" 2>&1 &

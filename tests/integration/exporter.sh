@@ -184,7 +184,7 @@ check "--listen on an address not this host's" refused 'cannot serve on 192.0.2.
 busy=$(free_port)
 "$PYTHON3" -c 'import socket, sys, time; s = socket.socket(); s.bind(("127.0.0.1", int(sys.argv[1]))); s.listen(); time.sleep(30)' "$busy" &
 rw_pids+=($!)
-sleep 0.5
+for _ in $(seq 1 50); do (: </dev/tcp/127.0.0.1/"$busy") 2>/dev/null && break; sleep 0.2; done
 check "a port that is taken" refused "cannot serve on 127.0.0.1 port $busy" \
 	--listen "127.0.0.1:$busy" --simulate kunpeng930-2p --machine-dir "$machines"
 check "a certificate file that is not there" refused 'TLS certificate "/nonexistent.pem": No such file' \

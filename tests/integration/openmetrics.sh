@@ -169,6 +169,37 @@ check "Prometheus scraped $n_sc series; each of the $n_rw remote_write delivered
 [ -n "$missing" ] && echo "$missing" | head -5 | sed 's/^/# not scraped: /'
 check "and it scraped none that remote_write did not deliver" [ -z "$extra" ]
 [ -n "$extra" ] && echo "$extra" | head -5 | sed 's/^/# not delivered: /'
+# ---- bad configurations: init fails with one ERROR naming option and value ----
+n=0
+om_try() { # EXPECT-REGEX DESCRIPTION <Plugin openmetrics> lines...
+	local want=$1 desc=$2 line
+	shift 2
+	n=$((n + 1))
+	{
+		printf 'BaseDir "%s"\nPluginDir "%s"\nLoadPlugin logfile\n' "$rw_tmp" "$rw_tmp/plugins"
+		printf '<Plugin logfile>\n  File "%s"\n  PrintSeverity true\n</Plugin>\n' "$rw_tmp/bad$n.log"
+		printf 'LoadPlugin openmetrics\n<Plugin openmetrics>\n'
+		for line in "$@"; do echo "  $line"; done
+		printf '</Plugin>\n'
+	} >"$rw_tmp/bad$n.conf"
+	timeout 30 "$COLLECTD" -T -C "$rw_tmp/bad$n.conf" >/dev/null 2>&1
+	if grep -Eq "$want" "$rw_tmp/bad$n.log"; then ok "$desc"; else
+		not_ok "$desc"
+		sed 's/^/# /' "$rw_tmp/bad$n.log" | grep -v plugin_load | head -5
+	fi
+}
+om_try '\[error\] openmetrics plugin: option Port 70000: want a whole number in 1\.\.65535' \
+	"config: a port out of range" 'Port 70000'
+om_try '\[error\] openmetrics plugin: option Port "http": not a number' "config: a port that is not a number" 'Port "http"'
+om_try '\[error\] openmetrics plugin: option Colour "blue": unknown option' "config: an unknown option" 'Colour "blue"'
+om_try 'TLSCertFile and TLSKeyFile go together' "config: a certificate without its key" 'TLSCertFile "/etc/hostname"'
+om_try '\[error\] openmetrics plugin: option BasicAuthPassword \(hidden\): want a string' \
+	"config: a bad password is not shown" 'BasicAuthPassword 12345'
+om_try "\\[error\\] openmetrics plugin: not started: TLS certificate \"$rw_tmp/none.pem\": No such file" \
+	"init: a missing certificate file named" "Port \"$(free_port)\"" "TLSCertFile \"$rw_tmp/none.pem\"" \
+	"TLSKeyFile \"$rw_tmp/none.pem\""
+om_try '\[error\] openmetrics plugin: not started: TLS certificate "/etc/hostname": not PEM' \
+	"init: a certificate that is not PEM" "Port \"$(free_port)\"" 'TLSCertFile "/etc/hostname"' 'TLSKeyFile "/etc/hostname"'
 md=$(curl -s "$scrape_url/api/v1/metadata?metric=pcie_port_bandwidth_bytes_per_second")
 check "HELP and UNIT reach Prometheus' metadata" eval \
 	'echo "$md" | grep -q "\"unit\":\"bytes_per_second\"" && echo "$md" | grep -q "\"help\":\"Bandwidth through the Root Port"'

@@ -8,7 +8,7 @@ PCIESCOPE_DEPS=(
 	libcmocka-dev pciutils python3 clang-format           # tests and oracles
 	clang libclang-rt-14-dev                              # fuzz.sh (libFuzzer), sanitize.sh
 	libmicrohttpd12 libprotobuf-c1 curl                   # write_prometheus in tests
-	libmicrohttpd-dev                                     # openmetrics plugin, pciescope exporter
+	libmicrohttpd-dev zlib1g-dev                          # openmetrics plugin, pciescope exporter
 	libyajl2                                              # write_log JSON in scripts/run
 	protobuf-c-compiler libprotobuf-c-dev                 # remote_write: protoc-c, protobuf-c
 	libsnappy-dev libcurl4-openssl-dev                    # remote_write: snappy, libcurl

@@ -71,6 +71,26 @@ enum om_format om_negotiate(const char *accept)
         return om > 0 && om >= text ? OM_FORMAT_OPENMETRICS : OM_FORMAT_TEXT;
 }
 
+bool om_accepts_gzip(const char *accept_encoding)
+{
+        const char *p = accept_encoding;
+
+        while (p && *p) {
+                size_t len = strcspn(p, ",");
+                const char *t = p;
+
+                while (t < p + len && *t == ' ')
+                        t++;
+                if (!strncasecmp(t, "gzip", 4) &&
+                    (t[4] == ';' || t[4] == ',' || t[4] == ' ' || t[4] == '\0'))
+                        return media_quality(p, len) > 0;
+                p += len;
+                if (*p == ',')
+                        p++;
+        }
+        return false;
+}
+
 /* ---- keys ---------------------------------------------------------------- */
 
 static bool ends_with(const char *s, size_t len, const char *suffix)

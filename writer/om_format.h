@@ -26,6 +26,8 @@ enum om_format {
 
 /* The Content-Type of a page in @f. */
 const char *om_content_type(enum om_format f);
+/* Whether an Accept-Encoding header accepts gzip (q above zero). */
+bool om_accepts_gzip(const char *accept_encoding);
 /* The format a scraper asks for in its Accept header (NULL: text).
  * OpenMetrics when it accepts application/openmetrics-text with a
  * quality above zero and at least that of text/plain. */

@@ -174,8 +174,10 @@ static void page_free(void *cls)
 static enum MHD_Result serve_page(struct om_http *h, struct MHD_Connection *c)
 {
         const char *accept = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Accept");
+        const char *enc = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Accept-Encoding");
         enum om_format f = om_negotiate(accept);
-        const struct om_page *p = om_store_page(h->store, f);
+        const struct om_page *p =
+            om_accepts_gzip(enc) ? om_store_page_gzip(h->store, f) : om_store_page(h->store, f);
         struct MHD_Response *r;
         enum MHD_Result rc;
 
@@ -190,6 +192,9 @@ static enum MHD_Result serve_page(struct om_http *h, struct MHD_Connection *c)
                 return MHD_NO;
         }
         MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, om_content_type(f));
+        MHD_add_response_header(r, MHD_HTTP_HEADER_VARY, "Accept, Accept-Encoding");
+        if (p->gzip)
+                MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_ENCODING, "gzip");
         rc = MHD_queue_response(c, MHD_HTTP_OK, r);
         MHD_destroy_response(r);
         atomic_fetch_add(&h->pages, 1);

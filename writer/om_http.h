@@ -4,7 +4,8 @@
  * serves an om_store's page at /metrics (no collectd).
  *
  * GET or HEAD /metrics gives the page in the format the scraper's Accept
- * header asks for (om_negotiate), / a short page that links to it, any
+ * header asks for (om_negotiate), gzip-compressed when its Accept-Encoding
+ * allows (Prometheus asks for it), / a short page that links to it, any
  * other path 404 and any other method 405. The server runs on threads of
  * its own: a scrape never runs on, or waits for, the threads that collect
  * (they share only the store's lock, held for a hash update or one

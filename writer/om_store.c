@@ -15,6 +15,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <zlib.h>
 
 struct entry {
         struct entry *next; /* hash chain */
@@ -40,8 +41,10 @@ struct om_store {
         /* Page order; rebuilt when series came or went. */
         struct entry **order;
         bool order_stale;
-        /* The pages rendered since the last change, per format. */
-        struct page *page[2];
+        /* The pages rendered since the last change, per format, and
+         * their gzip-compressed forms. */
+        struct page *page[2], *gzip[2];
+        size_t last_len[2]; /* the size of the last page: the next one's buffer */
 };
 
 static uint64_t fnv1a(const char *s, size_t len)
@@ -88,7 +91,8 @@ static void invalidate(struct om_store *st)
 {
         for (int f = 0; f < 2; f++) {
                 page_unref(st->page[f]);
-                st->page[f] = NULL;
+                page_unref(st->gzip[f]);
+                st->page[f] = st->gzip[f] = NULL;
         }
 }
 
@@ -258,10 +262,19 @@ static struct page *render(struct om_store *st, enum om_format f)
 {
         struct page *p = calloc(1, sizeof(*p));
         struct om_item *items = malloc((st->n ? st->n : 1) * sizeof(*items));
+        size_t hint = st->last_len[f == OM_FORMAT_OPENMETRICS];
         long rc;
 
         if (!p || !items)
                 goto fail;
+        /* Pages change little between scrapes: one allocation of the last
+         * page's size (and some) instead of doubling up from 4 KiB. */
+        if (hint) {
+                p->buf.cap = hint + hint / 8 + 4096;
+                p->buf.data = malloc(p->buf.cap);
+                if (!p->buf.data)
+                        p->buf.cap = 0;
+        }
         for (size_t i = 0; i < st->n; i++) {
                 const struct entry *e = st->order[i];
 
@@ -271,6 +284,7 @@ static struct page *render(struct om_store *st, enum om_format f)
         rc = om_render(items, st->n, f, &p->buf);
         if (rc < 0)
                 goto fail;
+        st->last_len[f == OM_FORMAT_OPENMETRICS] = p->buf.len;
         free(items);
         p->pub.data = p->buf.data ? p->buf.data : "";
         p->pub.len = p->buf.len;
@@ -301,4 +315,71 @@ const struct om_page *om_store_page(struct om_store *st, enum om_format f)
 out:
         pthread_mutex_unlock(&st->lock);
         return p ? &p->pub : NULL;
+}
+
+/* A gzip member of @plain (level 1: a scrape's CPU matters more than the
+ * last few percent of size), or NULL on -ENOMEM. */
+static struct page *gzip_page(const struct om_page *plain)
+{
+        struct page *p = calloc(1, sizeof(*p));
+        z_stream zs = {0};
+        int rc = Z_MEM_ERROR;
+
+        if (!p || deflateInit2(&zs, 1, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK) {
+                free(p);
+                return NULL;
+        }
+        p->buf.cap = deflateBound(&zs, plain->len);
+        p->buf.data = malloc(p->buf.cap);
+        if (p->buf.data) {
+                zs.next_in = (Bytef *)plain->data;
+                zs.avail_in = (uInt)plain->len;
+                zs.next_out = (Bytef *)p->buf.data;
+                zs.avail_out = (uInt)p->buf.cap;
+                rc = deflate(&zs, Z_FINISH);
+                p->buf.len = zs.total_out;
+        }
+        deflateEnd(&zs);
+        if (!p->buf.data || rc != Z_STREAM_END) {
+                om_buf_free(&p->buf);
+                free(p);
+                return NULL;
+        }
+        p->pub.data = p->buf.data;
+        p->pub.len = p->buf.len;
+        p->pub.format = plain->format;
+        p->pub.gzip = true;
+        atomic_init(&p->refs, 1);
+        return p;
+}
+
+const struct om_page *om_store_page_gzip(struct om_store *st, enum om_format f)
+{
+        int i = f == OM_FORMAT_OPENMETRICS;
+        const struct om_page *plain;
+        struct page *gz;
+
+        pthread_mutex_lock(&st->lock);
+        gz = st->gzip[i];
+        if (gz)
+                atomic_fetch_add(&gz->refs, 1);
+        pthread_mutex_unlock(&st->lock);
+        if (gz)
+                return &gz->pub;
+        /* Compressed outside the lock: writers do not wait for it. */
+        plain = om_store_page(st, f);
+        if (!plain)
+                return NULL;
+        gz = gzip_page(plain);
+        if (gz) {
+                pthread_mutex_lock(&st->lock);
+                /* Kept for the next scrape while the page is still current. */
+                if (&st->page[i]->pub == plain && !st->gzip[i]) {
+                        st->gzip[i] = gz;
+                        atomic_fetch_add(&gz->refs, 1);
+                }
+                pthread_mutex_unlock(&st->lock);
+        }
+        om_page_release(plain);
+        return gz ? &gz->pub : NULL;
 }

@@ -19,6 +19,7 @@
 #ifndef PCIESCOPE_OM_STORE_H
 #define PCIESCOPE_OM_STORE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "om_format.h"
@@ -51,11 +52,16 @@ struct om_page {
         const char *data;
         size_t len;
         enum om_format format;
+        bool gzip; /* data is a gzip member of the page */
 };
 
 /* The current page in @f (rendered now, or the one rendered since the
  * last change). Hand it back with om_page_release. NULL on -ENOMEM. */
 const struct om_page *om_store_page(struct om_store *st, enum om_format f);
 void om_page_release(const struct om_page *page);
+
+/* The current page in @f, gzip-compressed (compressed outside the store's
+ * lock, once per change, shared like the plain page). NULL on -ENOMEM. */
+const struct om_page *om_store_page_gzip(struct om_store *st, enum om_format f);
 
 #endif

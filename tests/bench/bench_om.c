@@ -7,6 +7,7 @@
  *   render     a value changed since the last scrape: the page is written
  *              again (text and OpenMetrics)
  *   reorder    series came or went: sorted again, then written
+ *   gzip       the rendered page compressed (Prometheus asks for gzip)
  *   shared     nothing changed: a concurrent scrape takes the page made
  *              for the one before
  *   baseline   the same 5,000 lines written with one snprintf each (no
@@ -92,6 +93,8 @@ int main(void)
         static struct series s[NSERIES];
         struct om_store *st = om_store_new();
         double t_render[2][ROUNDS], t_reorder[ROUNDS], t_shared[ROUNDS], t_base[ROUNDS];
+        double t_gzip[ROUNDS];
+        size_t gzip_len = 0;
         size_t page_len = 0;
         char *buf = malloc(4 << 20);
 
@@ -119,6 +122,14 @@ int main(void)
                         if (f == 0)
                                 t_shared[r] = cpu_ms() - t;
                         om_page_release(p);
+                        if (f == 0) {
+                                /* what a Prometheus scrape costs on top */
+                                t = cpu_ms();
+                                p = om_store_page_gzip(st, OM_FORMAT_TEXT);
+                                t_gzip[r] = cpu_ms() - t;
+                                gzip_len = p->len;
+                                om_page_release(p);
+                        }
                 }
                 {
                         const struct om_page *p;
@@ -149,7 +160,7 @@ int main(void)
         {
                 double text = median(t_render[0], ROUNDS), om = median(t_render[1], ROUNDS);
                 double reorder = median(t_reorder, ROUNDS), shared = median(t_shared, ROUNDS);
-                double base = median(t_base, ROUNDS);
+                double base = median(t_base, ROUNDS), gz = median(t_gzip, ROUNDS);
 
                 printf("bench_om: %d series, a %zu-byte page, median of %d rounds, CPU of one "
                        "thread\n",
@@ -160,6 +171,9 @@ int main(void)
                 printf("  render (OpenMetrics)  %7.2f ms   %.2f of the 20 ms goal   %.2fx the "
                        "snprintf baseline\n",
                        om, om / 20, om / base);
+                printf("  + gzip (Prometheus)   %7.2f ms   %.2f of the 20 ms goal with the "
+                       "render; %zu bytes (%.1fx smaller)\n",
+                       gz, (text + gz) / 20, gzip_len, (double)page_len / (double)gzip_len);
                 printf("  reorder + render      %7.2f ms   %.2f of the 20 ms goal\n", reorder,
                        reorder / 20);
                 printf("  shared page           %7.3f ms   (a concurrent scrape)\n", shared);

@@ -97,6 +97,10 @@ check "OpenMetrics: counter family without _total, UNIT lines, # EOF last" eval 
 	'grep -q "^# TYPE pcie_link_changes counter$" "$rw_tmp/page.om" &&
 	 grep -q "^# UNIT pcie_port_bandwidth_bytes_per_second bytes_per_second$" "$rw_tmp/page.om" &&
 	 [ "$(tail -n 1 "$rw_tmp/page.om")" = "# EOF" ]'
+curl -s -D "$rw_tmp/h.gz" -H 'Accept-Encoding: gzip' "$om_url/metrics" | gzip -dc >"$rw_tmp/page.gz.txt"
+check "gzip when asked (Content-Encoding: gzip): the page, compressed, promtool clean" eval \
+	'grep -qi "^Content-Encoding: gzip" "$rw_tmp/h.gz" && grep -q "^pcie_link_width_lanes{" "$rw_tmp/page.gz.txt" &&
+	 grep -E "^(# (HELP|TYPE) )?(pcie|remote_write)_" "$rw_tmp/page.gz.txt" | promtool check metrics'
 code() { curl -s -o /dev/null -w '%{http_code}' "$@"; }
 check "HEAD /metrics: 200" [ "$(code -I "$om_url/metrics")" = 200 ]
 check "unknown path: 404" [ "$(code "$om_url/metrics/x")" = 404 ]
@@ -150,6 +154,7 @@ sleep 3
 t=$(date +%s)
 stop_collectd
 check "collectd log: no errors" eval '! grep -q "\[error\]" "$rw_tmp/c/c.log"'
+grep "\[error\]" "$rw_tmp/c/c.log" | head -5 | sed 's/^/# /'
 check "collectd log: pages served counted at shutdown" grep -Eq 'openmetrics plugin: served [1-9][0-9]* pages; refused [1-9][0-9]* unknown paths, [1-9][0-9]* other methods' "$rw_tmp/c/c.log"
 # Every series remote_write delivered up to a few seconds before the end was
 # scraped, and nothing was scraped that remote_write did not deliver (the

@@ -17,6 +17,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <zlib.h>
+
 #include "om_format.h"
 #include "om_store.h"
 #include "prom_catalog.h"
@@ -343,6 +345,49 @@ static void test_bad_series(void **state)
         om_store_free(st);
 }
 
+static void test_gzip(void **state)
+{
+        struct om_store *st = sample_store();
+        const struct om_page *plain, *gz, *again;
+        char out[8192];
+        z_stream zs = {0};
+
+        (void)state;
+        assert_true(om_accepts_gzip("gzip"));
+        assert_true(om_accepts_gzip("deflate, gzip;q=0.5, br"));
+        assert_false(om_accepts_gzip(NULL));
+        assert_false(om_accepts_gzip("identity"));
+        assert_false(om_accepts_gzip("gzip;q=0"));
+        assert_false(om_accepts_gzip("gzipx"));
+
+        plain = om_store_page(st, OM_FORMAT_TEXT);
+        gz = om_store_page_gzip(st, OM_FORMAT_TEXT);
+        assert_true(gz->gzip && !plain->gzip);
+        assert_true(gz->len < plain->len);
+        /* A gzip member that inflates to the page. */
+        assert_int_equal(inflateInit2(&zs, 15 + 16), Z_OK);
+        zs.next_in = (Bytef *)gz->data;
+        zs.avail_in = (uInt)gz->len;
+        zs.next_out = (Bytef *)out;
+        zs.avail_out = sizeof(out);
+        assert_int_equal(inflate(&zs, Z_FINISH), Z_STREAM_END);
+        assert_int_equal(zs.total_out, plain->len);
+        assert_memory_equal(out, plain->data, plain->len);
+        inflateEnd(&zs);
+        /* Compressed once per change. */
+        again = om_store_page_gzip(st, OM_FORMAT_TEXT);
+        assert_ptr_equal(again, gz);
+        om_page_release(again);
+        put(st, "a", 9, 5, NULL, RW_KIND_GAUGE, "pcie_link_width_lanes", "bdf", "0000:01:00.0",
+            "state", "current");
+        again = om_store_page_gzip(st, OM_FORMAT_TEXT);
+        assert_ptr_not_equal(again, gz);
+        om_page_release(again);
+        om_page_release(gz);
+        om_page_release(plain);
+        om_store_free(st);
+}
+
 /* Many series: grows the table, keeps every one, renders in order. */
 static void test_many(void **state)
 {
@@ -376,6 +421,7 @@ int main(void)
             cmocka_unit_test(test_help_escaping), cmocka_unit_test(test_conflicts),
             cmocka_unit_test(test_catalog),       cmocka_unit_test(test_store),
             cmocka_unit_test(test_bad_series),    cmocka_unit_test(test_many),
+            cmocka_unit_test(test_gzip),
         };
 
         return cmocka_run_group_tests(tests, NULL, NULL);

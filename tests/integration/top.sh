@@ -79,6 +79,15 @@ def rate(text):
         sys.exit("not a rate: %r" % text)
     return float(m.group(1)) * 1000 ** ("_kMGTP".index(m.group(2)) if m.group(2) else 0)
 
+def latency(text):
+    """Nanoseconds; "12u" is in microseconds, "3m" in milliseconds."""
+    if text in ("", "-"):
+        return None
+    m = re.fullmatch(r"(\d+)([um]?)", text)
+    if not m:
+        sys.exit("not a latency: %r" % text)
+    return int(m.group(1)) * {"": 1, "u": 1000, "m": 1000000}[m.group(2)]
+
 def util(text):
     if text in ("", "-"):
         return None
@@ -170,7 +179,7 @@ def main():
         col = args[0]
         rows = [r for r in parse(lines) if r["kind"] == "row"]
         if col == "latency":
-            vals = [max([v for v in (rate(r[c]) for c in ("wrNs", "rdNs", "txNs")) if v is not None],
+            vals = [max([v for v in (latency(r[c]) for c in ("wrNs", "rdNs", "txNs")) if v is not None],
                         default=None) for r in rows]
         else:
             vals = [rate(r[col]) for r in rows]

@@ -368,7 +368,11 @@ static void status_text(char *buf, size_t len, const struct view *v)
 {
         struct top_counts c = top_model_counts(v->model);
 
-        if (!v->pmu_units)
+        if (!v->pmu_units && v->opts->cfg.pci_dump)
+                snprintf(buf, len,
+                         "no bandwidth, utilisation or latency: an lspci dump has no "
+                         "PMU to count with; link state and audit only");
+        else if (!v->pmu_units)
                 snprintf(buf, len,
                          "no bandwidth, utilisation or latency: this machine has no PCIe PMU that "
                          "pciescope reads (hisi_pcie*, uncore_iio_free_running*); link state and "

@@ -454,6 +454,26 @@ T send-keys -t top q
 wait_for "top exited with status" 10 >/dev/null
 check "$m: q exits with status 0" grep -q "top exited with status 0" "$tmp/screen.txt"
 
+# ---- no PMU: an lspci dump (as a VM would be): links, flags, and why no rates ----
+dump="$FIXTURES/synthetic/downtrained.lspci-xxxx.txt"
+"$PCIESCOPE" topology --json --pci-dump "$dump" >"$tmp/topo.json" 2>/dev/null
+"$PCIESCOPE" audit --json --pci-dump "$dump" >"$tmp/audit.json" 2>/dev/null
+start_top 160 30 --pci-dump "$dump" --interval 1
+wait_for "no bandwidth, utilisation or latency: an lspci dump has no PMU" >/dev/null &&
+	ok "a dump: the second line says why there is no bandwidth" ||
+	not_ok "a dump: the second line says why there is no bandwidth"
+keys "^- " e >/dev/null
+capture
+check "a dump: the header names the dump, not SIMULATED" \
+	bash -c "grep -q '^pciescope top | $dump |' '$tmp/screen.txt' && ! grep -q SIMULATED '$tmp/screen.txt'"
+check "a dump: a row for every Root Port" screen "$tmp/screen.txt" ports "$tmp/topo.json"
+check "a dump: DOWNTRAINED where topology --json says so" \
+	screen "$tmp/screen.txt" flags "$tmp/topo.json" "$tmp/audit.json"
+check "a dump: the functions below every port" screen "$tmp/screen.txt" expanded "$tmp/topo.json"
+T send-keys -t top q
+wait_for "top exited with status" 10 >/dev/null
+check "a dump: q exits with status 0" grep -q "top exited with status 0" "$tmp/screen.txt"
+
 # ---- no terminal ----
 "$PCIESCOPE" top --simulate kunpeng930-2p </dev/null >"$tmp/out" 2>"$tmp/err"
 rc=$?

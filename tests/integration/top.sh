@@ -12,9 +12,22 @@
 
 TMUX_BIN=$(command -v tmux) || skip_all "tmux is not installed"
 tmp=$(mktemp -d)
-sock="$tmp/tmux.sock"
-trap '"$TMUX_BIN" -S "$sock" kill-server 2>/dev/null; rm -rf "$tmp"' EXIT
+# A tmux server of its own for every session: a new session on a server
+# that is still shutting down fails ("server exited unexpectedly").
+servers=0
+sock="$tmp/tmux.0.sock"
+kill_servers() {
+	local s
+	for s in "$tmp"/tmux.*.sock; do [ -S "$s" ] && "$TMUX_BIN" -S "$s" kill-server 2>/dev/null; done
+}
+trap 'kill_servers; rm -rf "$tmp"' EXIT
 T() { "$TMUX_BIN" -S "$sock" "$@"; }
+# new_server: the next sessions go to a fresh server; the previous one ends.
+new_server() {
+	T kill-server 2>/dev/null
+	servers=$((servers + 1))
+	sock="$tmp/tmux.$servers.sock"
+}
 machines=$PCIESCOPE_MACHINE_DIR
 
 # ---- reading the screen ----
@@ -308,7 +321,7 @@ keys() {
 start_top() {
 	local w=$1 h=$2
 	shift 2
-	T kill-server 2>/dev/null
+	new_server
 	T new-session -d -s top -x "$w" -y "$h" \
 		"$(printf '%q ' "$PCIESCOPE" top "$@") 2>'$tmp/stderr'; echo \"top exited with status \$?\"; sleep 600"
 }
@@ -344,10 +357,10 @@ for row in "r rx RX?B/s" "t tx TX?B/s" "l latency latency"; do
 		not_ok "$m: '$1' sorts by $2"
 	fi
 done
-keys "sort: tx " t >/dev/null
+keys "sort: tx " t
 tx_order=$(screen "$tmp/screen.txt" order)
 check "$m: the tx order differs from the port order" [ -n "$tx_order" ] && [ "$tx_order" != "$port_order" ]
-keys "sort: latency " s >/dev/null && keys "sort: errors " s >/dev/null && keys "sort: port " s >/dev/null &&
+keys "sort: latency " s && keys "sort: errors " s && keys "sort: port " s &&
 	ok "$m: s cycles tx, latency, errors, port" || not_ok "$m: s cycles tx, latency, errors, port"
 capture
 check "$m: back in port order" [ "$(screen "$tmp/screen.txt" order)" = "$port_order" ]
@@ -359,8 +372,8 @@ sleep 0.5
 capture
 check "$m: Enter shows the functions below $first only" screen "$tmp/screen.txt" expanded "$tmp/topo.json" "$first"
 T send-keys -t top Enter
-wait_for "^\+ $first" >/dev/null
-keys "^- $first" e >/dev/null
+wait_for "^\+ $first"
+keys "^- $first" e
 sleep 0.5
 capture
 check "$m: e shows the functions below every port (as topology --json)" screen "$tmp/screen.txt" expanded "$tmp/topo.json"
@@ -392,16 +405,16 @@ fi
 
 # SIGTERM and Ctrl-C end it like q, with the status a shell expects.
 start_top 160 50 --simulate $m --interval 1
-wait_for "Root Ports counted by|counting" >/dev/null
+wait_for "Root Ports counted by|counting"
 pid=$(top_pid)
 [ -n "$pid" ] && kill -TERM "$pid"
-wait_for "top exited with status" 10 >/dev/null
+wait_for "top exited with status" 10
 check "$m: SIGTERM: exit status 143, terminal restored" \
 	bash -c "grep -q 'top exited with status 143' '$tmp/screen.txt' && ! grep -q '^pciescope top |' '$tmp/screen.txt'"
 start_top 160 50 --simulate $m --interval 1
-wait_for "Root Ports counted by|counting" >/dev/null
+wait_for "Root Ports counted by|counting"
 T send-keys -t top C-c
-wait_for "top exited with status" 10 >/dev/null
+wait_for "top exited with status" 10
 check "$m: Ctrl-C: exit status 130, terminal restored" \
 	bash -c "grep -q 'top exited with status 130' '$tmp/screen.txt' && ! grep -q '^pciescope top |' '$tmp/screen.txt'"
 
@@ -410,9 +423,9 @@ m=kunpeng930-misconfig
 "$PCIESCOPE" topology --json --simulate $m >"$tmp/topo.json" 2>/dev/null
 "$PCIESCOPE" audit --json --simulate $m >"$tmp/audit.json" 2>/dev/null
 start_top 160 50 --simulate $m --interval 1
-wait_for "Root Ports counted by" >/dev/null
+wait_for "Root Ports counted by"
 sleep 2.5
-keys "^- " e >/dev/null
+keys "^- " e
 capture
 check "$m: a row for every Root Port" screen "$tmp/screen.txt" ports "$tmp/topo.json"
 check "$m: DOWNTRAINED and MPS flags on the ports and functions topology and audit name" \
@@ -420,14 +433,14 @@ check "$m: DOWNTRAINED and MPS flags on the ports and functions topology and aud
 check "$m: AER deltas where the description makes correctable errors rise, 0 elsewhere" \
 	screen "$tmp/screen.txt" aer "$machines/$m.json"
 T send-keys -t top q
-wait_for "top exited with status" 10 >/dev/null
+wait_for "top exited with status" 10
 check "$m: q exits with status 0" grep -q "top exited with status 0" "$tmp/screen.txt"
 
 # ---- spr-2s: Intel IIO, unmapped stacks and a mapped one ----
 m=spr-2s
 "$PCIESCOPE" topology --json --simulate $m >"$tmp/topo.json" 2>/dev/null
 start_top 160 50 --simulate $m --interval 1
-wait_for "IIO stack parts" >/dev/null && ok "$m: the status line says the IIO stacks are not mapped" ||
+wait_for "IIO stack parts" && ok "$m: the status line says the IIO stacks are not mapped" ||
 	not_ok "$m: the status line says the IIO stacks are not mapped"
 sleep 1.5
 capture
@@ -435,23 +448,23 @@ check "$m: the header says SIMULATED machine $m" grep -q "^pciescope top | SIMUL
 check "$m: a row for every Root Port" screen "$tmp/screen.txt" ports "$tmp/topo.json"
 check "$m: the unmapped IIO parts with traffic are rows with rates" \
 	bash -c "grep -E '^  s[0-9]+ iio[0-9]+ p[0-9]+ .* [0-9.]+[kMG] ' '$tmp/screen.txt' | grep -q ."
-keys "sort: rx " r >/dev/null
+keys "sort: rx " r
 check "$m: r sorts the IIO parts by rx" screen "$tmp/screen.txt" sorted "RX B/s"
 T send-keys -t top q
-wait_for "top exited with status" 10 >/dev/null
+wait_for "top exited with status" 10
 # Stack 2 of socket 0 serves the Root Port of bus 0x15 (README, "Intel IIO
 # stack mapping"): mapped, its rates are on the port's row.
 bus_port=$("$PYTHON3" -c 'import json,sys; print(next(f["bdf"] for f in json.load(open(sys.argv[1])) if f.get("port_type")=="root_port" and f["bdf"].startswith("0000:15:")))' "$tmp/topo.json")
 PCIESCOPE_VIRTUAL_CLOCK=1 "$PCIESCOPE" iio --json --count 2 --simulate $m \
 	--iio-stack-bus uncore_iio_free_running_2,0,0000:15 >"$tmp/iio.json" 2>/dev/null
 start_top 160 50 --simulate $m --interval 1 --iio-stack-bus uncore_iio_free_running_2,0,0000:15
-wait_for "IIO stack parts" >/dev/null
+wait_for "IIO stack parts"
 sleep 1.5
 capture
 check "$m: with --iio-stack-bus the port $bus_port has the stack's rates and a bar (as iio --json)" \
 	screen "$tmp/screen.txt" busy "$tmp/iio.json"
 T send-keys -t top q
-wait_for "top exited with status" 10 >/dev/null
+wait_for "top exited with status" 10
 check "$m: q exits with status 0" grep -q "top exited with status 0" "$tmp/screen.txt"
 
 # ---- no PMU: an lspci dump (as a VM would be): links, flags, and why no rates ----
@@ -459,10 +472,10 @@ dump="$FIXTURES/synthetic/downtrained.lspci-xxxx.txt"
 "$PCIESCOPE" topology --json --pci-dump "$dump" >"$tmp/topo.json" 2>/dev/null
 "$PCIESCOPE" audit --json --pci-dump "$dump" >"$tmp/audit.json" 2>/dev/null
 start_top 160 30 --pci-dump "$dump" --interval 1
-wait_for "no bandwidth, utilisation or latency: an lspci dump has no PMU" >/dev/null &&
+wait_for "no bandwidth, utilisation or latency: an lspci dump has no PMU" &&
 	ok "a dump: the second line says why there is no bandwidth" ||
 	not_ok "a dump: the second line says why there is no bandwidth"
-keys "^- " e >/dev/null
+keys "^- " e
 capture
 check "a dump: the header names the dump, not SIMULATED" \
 	bash -c "grep -q '^pciescope top | $dump |' '$tmp/screen.txt' && ! grep -q SIMULATED '$tmp/screen.txt'"
@@ -471,7 +484,7 @@ check "a dump: DOWNTRAINED where topology --json says so" \
 	screen "$tmp/screen.txt" flags "$tmp/topo.json" "$tmp/audit.json"
 check "a dump: the functions below every port" screen "$tmp/screen.txt" expanded "$tmp/topo.json"
 T send-keys -t top q
-wait_for "top exited with status" 10 >/dev/null
+wait_for "top exited with status" 10
 check "a dump: q exits with status 0" grep -q "top exited with status 0" "$tmp/screen.txt"
 
 # ---- no terminal ----
@@ -482,10 +495,10 @@ check "stdout not a terminal: the error says so and names the text commands" \
 	grep -q "pciescope: top: stdout is not a terminal; use \`pciescope pmu\`" "$tmp/err"
 check "stdout not a terminal: nothing on stdout, no SIMULATED engine started" \
 	bash -c "[ ! -s '$tmp/out' ] && ! grep -q SIMULATED '$tmp/err'"
-T kill-server 2>/dev/null
+new_server
 T new-session -d -s top -x 100 -y 10 \
 	"$(printf '%q ' "$PCIESCOPE") top --simulate kunpeng930-2p </dev/null 2>&1; echo \"top exited with status \$?\"; sleep 600"
-wait_for "top exited with status" 10 >/dev/null
+wait_for "top exited with status" 10
 check "stdin not a terminal: exit status 3 and the error" \
 	bash -c "grep -q 'top exited with status 3' '$tmp/screen.txt' && grep -q 'stdin is not a terminal' '$tmp/screen.txt'"
 done_testing

@@ -56,6 +56,12 @@ int cmd_uncore(const struct cli_opts *opts, struct hw_env *env);
 /* The counting commands run the engine (manual mode, on this thread). */
 int cmd_pmu(const struct cli_opts *opts, struct engine *e);
 int cmd_iio(const struct cli_opts *opts, struct engine *e);
+/* top: the live view (cmd_top.c) on the monitor and PMU sources; it
+ * refuses (-1, said on stderr) when stdin or stdout is not a terminal, and
+ * takes the engine's messages while the screen is its own. */
+int cmd_top(const struct cli_opts *opts, struct engine *e);
+int cmd_top_check_terminal(void);
+void cmd_top_log(void *ctx, enum hw_log_level level, const char *msg);
 /* Runs @e's started units for opts->count intervals of opts->interval
  * after a first one at start (round 0), calling @round for each. */
 void cli_count(const struct cli_opts *opts, struct engine *e,

@@ -94,6 +94,9 @@ static void usage(FILE *out)
                      "              behind DVSEC 0x23 (id 1) lists; read only, needs root\n"
                      "  iio         count with the Intel IIO free-running PMUs: PCIe bandwidth\n"
                      "              per IIO stack and part for a few intervals\n"
+                     "  top         a live full-screen view: one row per Root Port with\n"
+                     "              utilisation, bandwidth by TLP type, latency, link flags\n"
+                     "              and AER errors per interval (needs a terminal)\n"
                      "  trace dump FILE    every dword of a hisi_ptt recording (perf.data in\n"
                      "              file or pipe mode, or --raw AUX bytes) at the offsets\n"
                      "              `perf report -D` prints, with labels and decoded TLPs\n"
@@ -120,10 +123,10 @@ static void usage(FILE *out)
                      "                      kunpeng930-misconfig, or a description file)\n"
                      "  --kernel VERSION    simulated kernel: 5.17, 6.2, 6.9, 6.12, 6.15\n"
                      "  --machine-dir DIR   where named machines live\n"
-                     "  --interval SECONDS  pmu: length of an interval (default 1)\n"
+                     "  --interval SECONDS  pmu, iio, top: length of an interval (default 1)\n"
                      "  --count N           pmu, iio: intervals to print (default 3)\n"
-                     "  --detail LEVEL      pmu, iio, exporter: basic, default (the plugin's)\n"
-                     "                      or full (default full; exporter: default)\n"
+                     "  --detail LEVEL      pmu, iio, top, exporter: basic, default (the\n"
+                     "                      plugin's) or full (default full; exporter: default)\n"
                      "  --iio-stack-bus PMU,SOCKET,BUS\n"
                      "                      iio: the root bus of an IIO stack the kernel does\n"
                      "                      not map (e.g. uncore_iio_free_running_2,0,0000:15)\n"
@@ -148,7 +151,7 @@ static void usage(FILE *out)
                      "                      password is the file's first line)\n"
                      "  --instance NAME     exporter: add instance=\"NAME\" to every series\n"
                      "                      (default none: Prometheus adds the target's)\n"
-                     "  --option KEY=VALUE  exporter, pmu, iio: any option of the collectd\n"
+                     "  --option KEY=VALUE  exporter, top, pmu, iio: any option of the collectd\n"
                      "                      plugin's table (`pciescope options`), repeatable\n"
                      "  -h, --help          this text\n"
                      "  -V, --version       the version\n");
@@ -296,6 +299,9 @@ static unsigned int command_sources(const char *command)
                 return ENGINE_SOURCE_HISI_PCIE;
         if (!strcmp(command, "iio"))
                 return ENGINE_SOURCE_INTEL_IIO;
+        /* top: link state, audit and AER, and the bandwidth of either vendor. */
+        if (!strcmp(command, "top"))
+                return ENGINE_SOURCE_MONITOR | ENGINE_SOURCE_HISI_PCIE | ENGINE_SOURCE_INTEL_IIO;
         return 0;
 }
 
@@ -313,6 +319,15 @@ static int run_command(const char *command, struct cli_opts *opts)
         if (engine_config_check(&opts->cfg, why, sizeof(why))) {
                 cli_error("%s", why);
                 return CLI_EXIT_ERROR;
+        }
+        /* top: refused before anything starts when there is no terminal;
+         * its screen shows the engine's messages, and every endpoint a PMU
+         * measures (the view lists them under their port). */
+        if (!strcmp(command, "top")) {
+                if (cmd_top_check_terminal())
+                        return CLI_EXIT_ERROR;
+                host.log = cmd_top_log;
+                opts->cfg.pmu.top_talkers = 1000;
         }
         if (opts->cfg.simulate && getenv("PCIESCOPE_VIRTUAL_CLOCK")) {
                 cli_use_virtual_clock();
@@ -338,6 +353,8 @@ static int run_command(const char *command, struct cli_opts *opts)
                 status = CLI_EXIT_ERROR;
         else if (!strcmp(command, "iio"))
                 status = cmd_iio(opts, e);
+        else if (!strcmp(command, "top"))
+                status = cmd_top(opts, e);
         else
                 status = cmd_pmu(opts, e);
         engine_close(e);
@@ -566,7 +583,8 @@ int main(int argc, char **argv)
                 else
                         status = cmd_exporter(&opts);
         } else if (strcmp(command, "topology") && strcmp(command, "audit") &&
-                   strcmp(command, "pmu") && strcmp(command, "uncore") && strcmp(command, "iio")) {
+                   strcmp(command, "pmu") && strcmp(command, "uncore") && strcmp(command, "iio") &&
+                   strcmp(command, "top")) {
                 cli_error("unknown command '%s' (try --help)", command);
                 status = CLI_EXIT_ERROR;
         } else {

@@ -16,6 +16,7 @@ PCIESCOPE_DEPS=(
 	prometheus-alertmanager python3-yaml                  # alert rules: end-to-end test
 	netdata                                               # pcie.plugin tests: Debian's Netdata 1.37
 	python3-matplotlib                                    # dashboards/render.py (docs/img pictures)
+	libncurses-dev tmux                                   # pciescope top; its test under tmux
 )
 # The prometheus package may start its own service on :9090; the tests never
 # use it: they start their own receivers on free loopback ports in temp dirs.

@@ -82,6 +82,10 @@ rule "netdata/ includes no other front end's header (plugin/, cli/, writer/)" \
 bad=$(collectd_includes collectors/*.[ch] engine/*.[ch] sim/*.[ch] cli/*.[ch] writer/*.[ch] netdata/*.[ch])
 if [ -z "$bad" ]; then ok "collectd headers only in plugin/"; else not_ok "collectd headers only in plugin/"; echo "$bad" | sed 's/^/# /'; fi
 
+# curses only in `pciescope top`'s view: its model stays pure (and testable).
+bad=$(grep -Hn 'include[[:space:]]*[<"]n\?curses' $(git ls-files '*.c' '*.h' 2>/dev/null || find . -name '*.[ch]') 2>/dev/null | grep -v '^cli/cmd_top\.c:')
+if [ -z "$bad" ]; then ok "curses only in cli/cmd_top.c"; else not_ok "curses only in cli/cmd_top.c"; echo "$bad" | sed 's/^/# /'; fi
+
 # Nothing in collectors/ prints, exits or aborts.
 bad=$(grep -nE '\b(printf|fprintf|puts|fputs|perror|exit|abort)[[:space:]]*\(' collectors/*.c | grep -vE 'snprintf|vsnprintf|/\*|^\s*\*')
 if [ -z "$bad" ]; then ok "collectors/ never prints, exits or aborts"; else not_ok "collectors/ never prints, exits or aborts"; echo "$bad" | sed 's/^/# /'; fi

@@ -81,7 +81,10 @@ complete_words() { # complete_words WORDS...: what bash completion offers for th
 		_pciescope pciescope "${COMP_WORDS[COMP_CWORD]}" "${COMP_WORDS[COMP_CWORD-1]}"
 		printf "%s\n" "${COMPREPLY[@]}"' _ "$@"
 }
-check "bash completion: pciescope to<TAB> -> topology" test "$(complete_words pciescope to)" = topology
+check "bash completion: pciescope topo<TAB> -> topology" test "$(complete_words pciescope topo)" = topology
+check "bash completion: pciescope to<TAB> -> topology, top" \
+	test "$(complete_words pciescope to | sort | tr '\n' ' ')" = "top topology "
+check "bash completion: top --int<TAB> -> --interval" test "$(complete_words pciescope top --int)" = --interval
 check "bash completion: --simulate <TAB> lists the installed machines" \
 	test "$(complete_words pciescope topology --simulate "" | sort | tr '\n' ' ')" = "kunpeng930-2p kunpeng930-misconfig spr-2s "
 check "bash completion: audit --pol<TAB> -> --policy" test "$(complete_words pciescope audit --pol)" = --policy

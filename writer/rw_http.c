@@ -121,20 +121,42 @@ char *rw_log_escape(const char *in, size_t n, char *out, size_t outlen)
         return out;
 }
 
+/* Appends @n bytes of @s to @out (of @outlen) at *@o, cut to fit. */
+static void append(char *out, size_t outlen, size_t *o, const char *s, size_t n)
+{
+        if (*o + n >= outlen)
+                n = outlen - 1 - *o;
+        memcpy(out + *o, s, n);
+        *o += n;
+}
+
 char *rw_redact_url(const char *url, char *out, size_t outlen)
 {
-        const char *auth = strstr(url, "://"), *end, *at = NULL;
+        const char *auth = strstr(url, "://"), *p = url;
+        size_t o = 0;
 
         if (!outlen)
                 return out;
+        /* Every authority: after each "://" (a URL inside a mistyped value
+         * too), or the whole text when there is none. */
         auth = auth ? auth + 3 : url;
-        end = auth + strcspn(auth, "/?#");
-        for (const char *p = auth; p < end; p++)
-                if (*p == '@')
-                        at = p;
-        if (!at)
-                snprintf(out, outlen, "%s", url);
-        else
-                snprintf(out, outlen, "%.*s***%s", (int)(auth - url), url, at);
+        for (;;) {
+                const char *end = auth + strcspn(auth, "/?#"), *at = NULL, *next;
+
+                for (const char *q = auth; q < end; q++)
+                        if (*q == '@')
+                                at = q;
+                if (at && at >= p) {
+                        append(out, outlen, &o, p, (size_t)(auth > p ? auth - p : 0));
+                        append(out, outlen, &o, "***", 3);
+                        p = at;
+                }
+                next = strstr(auth, "://");
+                if (!next)
+                        break;
+                auth = next + 3;
+        }
+        append(out, outlen, &o, p, strlen(p));
+        out[o] = '\0';
         return out;
 }

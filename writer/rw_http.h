@@ -43,7 +43,8 @@ char *rw_log_escape(const char *in, size_t n, char *out, size_t outlen);
 
 /* Copies a URL for a log line with its user information hidden: a
  * "user:password@" before the host becomes "***@", whether or not the URL
- * is otherwise valid. */
+ * is otherwise valid, and in every "scheme://" of the text (a value that
+ * holds a URL after some typo). */
 char *rw_redact_url(const char *url, char *out, size_t outlen);
 
 #endif

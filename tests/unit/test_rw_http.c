@@ -127,6 +127,14 @@ static void test_redact_url(void **state)
         assert_string_equal(rw_redact_url("http://host/a@b", out, sizeof(out)), "http://host/a@b");
         assert_string_equal(rw_redact_url("user:pw@host", out, sizeof(out)), "***@host");
         assert_string_equal(rw_redact_url("", out, sizeof(out)), "");
+        /* A URL after a typo (found by fuzz_rw_config): every authority. */
+        assert_string_equal(
+            rw_redact_url("://\"https://alice:s3cr3t-pw@example.com:9e\"", out, sizeof(out)),
+            "://\"https://***@example.com:9e\"");
+        assert_string_equal(rw_redact_url("http://a:b@x/ http://c:d@y/", out, sizeof(out)),
+                            "http://***@x/ http://***@y/");
+        /* Cut to fit, always terminated. */
+        assert_string_equal(rw_redact_url("https://u:p@host/path", out, 12), "https://***");
 }
 
 int main(void)

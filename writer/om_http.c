@@ -393,11 +393,6 @@ void om_http_stats(struct om_http *h, struct om_http_stats *out)
         out->failed = atomic_load(&h->failed);
 }
 
-unsigned int om_http_port(const struct om_http *h)
-{
-        return h->port;
-}
-
 void om_http_stop(struct om_http *h)
 {
         if (!h)

@@ -24,7 +24,7 @@
 
 struct om_http_cfg {
         const char *listen;                       /* address; NULL or "": every address */
-        unsigned int port;                        /* 1..65535; 0: any free port (tests) */
+        unsigned int port;                        /* 1..65535 */
         const char *tls_cert_file, *tls_key_file; /* both, or neither */
         const char *auth_user, *auth_password;    /* both, or neither */
         unsigned int max_connections;             /* 0: 128 */
@@ -51,9 +51,6 @@ struct om_http_stats {
         uint64_t pages, not_found, bad_method, unauthorized, failed;
 };
 void om_http_stats(struct om_http *h, struct om_http_stats *out);
-
-/* The port it listens on (the one chosen when cfg->port was 0: tests). */
-unsigned int om_http_port(const struct om_http *h);
 
 /* Stops listening, closes every connection, joins the threads. NULL is fine. */
 void om_http_stop(struct om_http *h);

@@ -6,6 +6,7 @@
 #define PCIESCOPE_CLI_H
 
 #include <stdbool.h>
+#include <stdint.h>
 
 #include "engine.h"
 #include "ptt_summary.h"
@@ -34,6 +35,13 @@ struct cli_opts {
         const char *auth_password_file; /* --basic-auth-password-file */
         const char *instance;           /* --instance: an instance label */
         bool detail_given;              /* --detail was on the command line */
+
+        /* calibrate */
+        const char *calib_device;   /* --device BDF */
+        const char *calib_output;   /* --output FILE */
+        const char *calib_command;  /* --run COMMAND */
+        uint64_t calib_bytes;       /* --bytes N, 0: the default */
+        unsigned int calib_repeats; /* --repeat N, 0: the default */
 };
 
 /* Exit statuses shared by the subcommands. */
@@ -71,6 +79,8 @@ void cli_count(const struct cli_opts *opts, struct engine *e,
 /* trace dump|report FILE: off-line, needs no PCI access (cmd_trace.c). */
 int cmd_trace(const struct cli_opts *opts, int argc, char **argv);
 int cmd_exporter(const struct cli_opts *opts);
+/* calibrate --device BDF: the hidden PMU/PTT units (cmd_calibrate.c). */
+int cmd_calibrate(const struct cli_opts *opts, struct engine *e);
 
 /* Shared by the counting commands (cmd_pmu.c). */
 struct json_object;

@@ -15,6 +15,7 @@
 #include <strings.h>
 #include <sys/stat.h>
 
+#include "calibration.h"
 #include "cli.h"
 #include "perf_data.h"
 #include "pci_source.h"
@@ -107,6 +108,10 @@ static void usage(FILE *out)
                      "  exporter    serve /metrics for Prometheus (text or OpenMetrics) until\n"
                      "              SIGINT/SIGTERM: the collectd plugin's values, names and\n"
                      "              labels, without collectd\n"
+                     "  calibrate   measure the HiSilicon PMU's and PTT's undocumented units\n"
+                     "              with a known load through --device, and write them to a\n"
+                     "              calibration file (docs/real-hardware.md); exit status 0\n"
+                     "              all consistent, 1 some not\n"
                      "\n"
                      "Options:\n"
                      "  --json              machine-readable output (see docs/topology-json.md)\n"
@@ -153,6 +158,18 @@ static void usage(FILE *out)
                      "                      (default none: Prometheus adds the target's)\n"
                      "  --option KEY=VALUE  exporter, top, pmu, iio: any option of the collectd\n"
                      "                      plugin's table (`pciescope options`), repeatable\n"
+                     "  --calibration FILE  a file `pciescope calibrate` wrote: its consistent\n"
+                     "                      units set FluxUnit, LatencyClock, TraceClock and\n"
+                     "                      TraceTimeMode (explicit options win)\n"
+                     "  --device BDF        calibrate: the endpoint to load (its block device\n"
+                     "                      is read with O_DIRECT, never written)\n"
+                     "  --bytes N           calibrate: bytes per load (K, M, G, T suffixes;\n"
+                     "                      default 1G); with --run, what the command moves\n"
+                     "  --run COMMAND       calibrate: the load is this command (sh -c), for a\n"
+                     "                      device without a block device; needs --bytes\n"
+                     "  --repeat N          calibrate: repeats of each measurement (default 5)\n"
+                     "  --output FILE       calibrate: the calibration file to write\n"
+                     "                      (default pciescope-calibration.json)\n"
                      "  -h, --help          this text\n"
                      "  -V, --version       the version\n");
 }
@@ -268,6 +285,10 @@ static bool take_trace_arg(const char *command, int argc, char **argv, char **ar
 static void take_trace_options(struct cli_opts *opts)
 {
         opts->trace_time_mode = opts->cfg.trace.time_mode;
+        /* A calibration file's clock counts like --clock-hz. */
+        if (opts->cfg.calibration_file && !(opts->cfg.units_given & ENGINE_UNIT_TRACE_CLOCK) &&
+            opts->trace_clock_hz == 0)
+                opts->trace_clock_hz = opts->cfg.trace.clock_hz;
 }
 
 static void write_stdout(void *ctx, const char *text)
@@ -349,6 +370,8 @@ static int run_command(const char *command, struct cli_opts *opts)
                 status = cmd_audit(opts, engine_env(e));
         else if (!strcmp(command, "uncore"))
                 status = cmd_uncore(opts, engine_env(e));
+        else if (!strcmp(command, "calibrate"))
+                status = cmd_calibrate(opts, e); /* owns the PMU and PTT: no source runs */
         else if (engine_start(e))
                 status = CLI_EXIT_ERROR;
         else if (!strcmp(command, "iio"))
@@ -391,6 +414,12 @@ int main(int argc, char **argv)
             {"basic-auth-password-file", required_argument, NULL, 'w'},
             {"instance", required_argument, NULL, 'I'},
             {"option", required_argument, NULL, 'o'},
+            {"calibration", required_argument, NULL, 'A'},
+            {"device", required_argument, NULL, 'D'},
+            {"bytes", required_argument, NULL, 'b'},
+            {"run", required_argument, NULL, 'x'},
+            {"repeat", required_argument, NULL, 'r'},
+            {"output", required_argument, NULL, 'O'},
             {"help", no_argument, NULL, 'h'},
             {"version", no_argument, NULL, 'V'},
             {NULL, 0, NULL, 0},
@@ -550,6 +579,39 @@ int main(int argc, char **argv)
                                 bad = 1;
                         }
                         break;
+                case 'A':
+                        bad = set_string(&opts, "--calibration", "CalibrationFile", optarg);
+                        break;
+                case 'D':
+                        opts.calib_device = optarg;
+                        break;
+                case 'b':
+                        if (parse_size(optarg, &opts.calib_bytes)) {
+                                cli_error("--bytes %s: bytes, 1 or more, with an optional K, M, "
+                                          "G or T (binary units)",
+                                          optarg);
+                                bad = 1;
+                        }
+                        break;
+                case 'x':
+                        opts.calib_command = optarg;
+                        break;
+                case 'r': {
+                        unsigned long n;
+
+                        errno = 0;
+                        n = strtoul(optarg, &end, 10);
+                        if (errno || *end || n < 1 || n > CALIB_MAX_REPEATS) {
+                                cli_error("--repeat %s: a number from 1 to %d", optarg,
+                                          CALIB_MAX_REPEATS);
+                                bad = 1;
+                        }
+                        opts.calib_repeats = (unsigned int)n;
+                        break;
+                }
+                case 'O':
+                        opts.calib_output = optarg;
+                        break;
                 case 'h':
                         usage(stdout);
                         return CLI_EXIT_OK;
@@ -584,7 +646,7 @@ int main(int argc, char **argv)
                         status = cmd_exporter(&opts);
         } else if (strcmp(command, "topology") && strcmp(command, "audit") &&
                    strcmp(command, "pmu") && strcmp(command, "uncore") && strcmp(command, "iio") &&
-                   strcmp(command, "top")) {
+                   strcmp(command, "top") && strcmp(command, "calibrate")) {
                 cli_error("unknown command '%s' (try --help)", command);
                 status = CLI_EXIT_ERROR;
         } else {

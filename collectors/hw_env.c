@@ -19,6 +19,7 @@ void hw_env_init_system(struct hw_env *env)
         env->proc_root = "/proc";
         env->perf = &perf_ops_system;
         env->mmio = &mmio_ops_system;
+        env->load = &load_ops_system;
 }
 
 void hw_logf(const struct hw_env *env, enum hw_log_level level, const char *fmt, ...)

@@ -77,17 +77,61 @@ struct mmio_ops {
 /* mmap(2) of the file, PROT_READ, MAP_SHARED. */
 extern const struct mmio_ops mmio_ops_system;
 
+/*
+ * Load ops: a known amount of traffic through one PCI function, which
+ * `pciescope calibrate` measures with the PMU and the trace device at the
+ * same time. Asynchronous: start returns at once, poll says when it ended,
+ * so the caller keeps reading its counters and trace meanwhile.
+ *   live (load_ops_system): O_DIRECT reads of @io_size bytes from the whole
+ *        block device whose controller is the function (read-only, from
+ *        offset 0, wrapping at its end), or, with @command, "/bin/sh -c
+ *        @command", whose traffic the user states (@bytes);
+ *   simulated: the bytes join the device's traffic as DMA writes.
+ */
+struct hw_load_request {
+        char bdf[20];        /* the function, "0000:01:00.0" */
+        uint64_t bytes;      /* to read; with a command, what the user says it moves */
+        uint32_t io_size;    /* bytes per read (a multiple of 4096) */
+        const char *command; /* NULL: read the block device */
+};
+
+struct hw_load_result {
+        uint64_t bytes; /* moved: what the reads returned, or the user's figure */
+        double seconds; /* how long it ran */
+        char what[96];  /* "/dev/nvme0n1", "command", "simulated DMA writes" */
+};
+
+struct hw_load;
+struct load_ops {
+        /* Returns 0 and a running load; -ENODEV (no block device below the
+         * function), -EOPNOTSUPP (not possible here), or an errno of
+         * opening it. @why says which and where. */
+        int (*start)(void *ctx, const struct hw_load_request *req, struct hw_load **out, char *why,
+                     size_t whylen);
+        /* 0: still running; 1: ended, @res filled; a negative errno: it
+         * failed (a read error, the command's exit status: @why). */
+        int (*poll)(void *ctx, struct hw_load *l, struct hw_load_result *res, char *why,
+                    size_t whylen);
+        /* Stops it if still running, and frees. */
+        void (*release)(void *ctx, struct hw_load *l);
+        void *ctx;
+};
+
+/* Block-device reads and commands on this machine (collectors/hw_load.c). */
+extern const struct load_ops load_ops_system;
+
 struct hw_env {
         const char *sysfs_root; /* "/sys", a fixture dir, or NULL: no sysfs */
         const char *proc_root;  /* "/proc", a fixture dir, or NULL: no procfs */
         struct pci_source *pci; /* config space access; may be NULL */
         const struct perf_ops *perf;
         const struct mmio_ops *mmio;
+        const struct load_ops *load; /* NULL: no load can be made (a dump) */
         hw_log_fn log;
         void *log_ctx;
 };
 
-/* Defaults: /sys, /proc, the real perf and MMIO ops, no PCI, no logging. */
+/* Defaults: /sys, /proc, the real perf, MMIO and load ops, no PCI, no logging. */
 void hw_env_init_system(struct hw_env *env);
 
 void hw_logf(const struct hw_env *env, enum hw_log_level level, const char *fmt, ...)

@@ -289,6 +289,8 @@ struct ptt_capture {
         unsigned int domain; /* of the Root Ports: requester labels */
         struct ptt_summary *sum;
         struct ptt_capture_stats st;
+        ptt_capture_sink_fn sink; /* raw entries, or NULL */
+        void *sink_ctx;
 
         /* The window. */
         bool running, have_budget, window_stopped;
@@ -514,10 +516,14 @@ static void feed(struct ptt_capture *c, const uint8_t *buf, size_t len)
                 len -= take;
                 if (c->carry_n < esize)
                         return;
+                if (c->sink)
+                        c->sink(c->sink_ctx, c->carry, esize, c->o.format);
                 ptt_summary_feed_format(c->sum, c->carry, esize, c->o.format);
                 c->carry_n = 0;
         }
         whole = len - len % esize;
+        if (whole && c->sink)
+                c->sink(c->sink_ctx, buf, whole, c->o.format);
         if (whole)
                 ptt_summary_feed_format(c->sum, buf, whole, c->o.format);
         memcpy(c->carry, buf + whole, len - whole);
@@ -798,6 +804,12 @@ int ptt_capture_tick(struct ptt_capture *c, double now)
                 return ret;
         }
         return 0;
+}
+
+void ptt_capture_set_sink(struct ptt_capture *c, ptt_capture_sink_fn fn, void *ctx)
+{
+        c->sink = fn;
+        c->sink_ctx = ctx;
 }
 
 double ptt_capture_next_tick(const struct ptt_capture *c)

@@ -169,6 +169,15 @@ void ptt_capture_free(struct ptt_capture *c);
  */
 int ptt_capture_tick(struct ptt_capture *c, double now);
 
+/*
+ * ptt_capture_set_sink - @fn receives every whole entry the capture
+ * consumes (@len a multiple of the entry size of @fmt), before the summary
+ * counts it: `pciescope calibrate` reads the raw Time fields. NULL: none.
+ */
+typedef void (*ptt_capture_sink_fn)(void *ctx, const uint8_t *entries, size_t len,
+                                    enum ptt_format fmt);
+void ptt_capture_set_sink(struct ptt_capture *c, ptt_capture_sink_fn fn, void *ctx);
+
 /* When the capture wants its next tick. */
 double ptt_capture_next_tick(const struct ptt_capture *c);
 

@@ -123,6 +123,10 @@ static int open_machine(struct engine *e, char *why, size_t whylen)
                 e->env.sysfs_root = cfg->sysfs_root;
         if (cfg->proc_root)
                 e->env.proc_root = cfg->proc_root;
+        /* A load reads this machine's disks: only where the machine read
+         * is this one (not a dump, not a copied sysfs tree). */
+        if (cfg->pci_dump || strcmp(e->env.sysfs_root, "/sys"))
+                e->env.load = NULL;
         if (cfg->pci_dump) {
                 /* A dump describes another machine: this machine's sysfs
                  * and procfs say nothing about it unless named explicitly. */
@@ -176,6 +180,11 @@ int engine_open(const struct engine_config *cfg, const struct engine_host *host,
 struct hw_env *engine_env(struct engine *e)
 {
         return &e->env;
+}
+
+double engine_now(const struct engine *e)
+{
+        return now_of(e);
 }
 
 const char *engine_simulated(const struct engine *e)

@@ -85,6 +85,8 @@ int engine_open(const struct engine_config *cfg, const struct engine_host *host,
 /* The environment the sources run on (for hosts' one-off commands:
  * topology, audit, the uncore listing). */
 struct hw_env *engine_env(struct engine *e);
+/* Seconds on the host's clock (the one a simulated machine runs on). */
+double engine_now(const struct engine *e);
 
 /* The simulated machine's name and kernel, and where its tree lies; NULL
  * when the engine reads a real machine or a dump. */

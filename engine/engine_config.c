@@ -13,6 +13,7 @@
 #include <strings.h>
 #include <sys/stat.h>
 
+#include "calibration_file.h"
 #include "pci_addr.h"
 #include "sim.h"
 
@@ -290,6 +291,70 @@ static int set_trace_format(struct engine_config *c, const struct engine_option 
         return 0;
 }
 
+/* The ENGINE_UNIT_* bit of the option called @name, or 0. */
+static unsigned int unit_bit(const char *name)
+{
+        if (!strcasecmp(name, "FluxUnit"))
+                return ENGINE_UNIT_FLUX;
+        if (!strcasecmp(name, "LatencyClock"))
+                return ENGINE_UNIT_LATENCY_CLOCK;
+        if (!strcasecmp(name, "TraceClock"))
+                return ENGINE_UNIT_TRACE_CLOCK;
+        if (!strcasecmp(name, "TraceTimeMode"))
+                return ENGINE_UNIT_TIME_MODE;
+        return 0;
+}
+
+/* Sets option @name from the calibration file unless the configuration
+ * gave it. */
+static int apply_unit(struct engine_config *c, const char *name, double number, const char *text,
+                      char *why, size_t whylen)
+{
+        int err;
+
+        if (c->units_given & unit_bit(name))
+                return 0;
+        c->applying_calibration = true;
+        err = text ? engine_config_set_string(c, name, text, why, whylen)
+                   : engine_config_set_number(c, name, number, why, whylen);
+        c->applying_calibration = false;
+        if (err) {
+                char inner[256];
+
+                snprintf(inner, sizeof(inner), "%s", why);
+                if (text)
+                        snprintf(why, whylen, "%s: %s \"%s\": %s", c->calibration_file, name, text,
+                                 inner);
+                else
+                        snprintf(why, whylen, "%s: %s %.17g: %s", c->calibration_file, name, number,
+                                 inner);
+        }
+        return err;
+}
+
+static int set_calibration_file(struct engine_config *c, const struct engine_option *o,
+                                const struct engine_value *v, size_t n, char *why, size_t whylen)
+{
+        struct calibration_units u;
+        int err = set_string(c, &(struct engine_option){.offset = OFF(calibration_file)}, v, n, why,
+                             whylen);
+
+        (void)o;
+        if (err)
+                return err;
+        err = calibration_file_read(c->calibration_file, &u, why, whylen);
+        if (!err && u.have_flux_unit)
+                err = apply_unit(c, "FluxUnit", u.flux_unit_bytes, NULL, why, whylen);
+        if (!err && u.have_latency_clock)
+                err = apply_unit(c, "LatencyClock", u.latency_clock_hz, NULL, why, whylen);
+        if (!err && u.have_trace_clock)
+                err = apply_unit(c, "TraceClock", round(u.trace_clock_hz), NULL, why, whylen);
+        if (!err && u.have_time_mode)
+                err =
+                    apply_unit(c, "TraceTimeMode", 0, ptt_time_mode_name(u.time_mode), why, whylen);
+        return err;
+}
+
 static int set_time_mode(struct engine_config *c, const struct engine_option *o,
                          const struct engine_value *v, size_t n, char *why, size_t len)
 {
@@ -509,6 +574,15 @@ static const struct engine_option options[] = {
      .default_text = "`1000000000`",
      .help = "clock of the `*_latency` cycles, to turn them into seconds. Undocumented; with "
              "`Detail \"full\"` the cycles are exported too (`pcie_port_latency_cycles`)."},
+    {.name = "CalibrationFile",
+     .kind = ENGINE_OPT_FILE,
+     .set = set_calibration_file,
+     .value_text = "file",
+     .default_text = "none",
+     .help = "a file written by `pciescope calibrate` on this machine: its consistent results set "
+             "`FluxUnit`, `LatencyClock`, `TraceClock` and `TraceTimeMode`; any of these options "
+             "given explicitly wins, wherever it stands. See "
+             "[docs/real-hardware.md](docs/real-hardware.md)."},
     {.name = "LengthMode",
      .kind = ENGINE_OPT_STRING,
      .set = set_length_mode,
@@ -772,6 +846,7 @@ void engine_config_clear(struct engine_config *c)
         free(c->simulate);
         free(c->simulate_kernel);
         free(c->machine_dir);
+        free(c->calibration_file);
         bdf_filter_clear(&c->filter);
         bdf_filter_clear(&c->endpoints);
         memset(c, 0, sizeof(*c));
@@ -829,7 +904,12 @@ int engine_config_set(struct engine_config *c, const char *key, const struct eng
                 return -ENOENT;
         }
         err = check_kind(o, v, n, why, whylen);
-        return err ? err : o->set(c, o, v, n, why, whylen);
+        if (!err)
+                err = o->set(c, o, v, n, why, whylen);
+        /* A unit the configuration gives wins over a calibration file. */
+        if (!err && !c->applying_calibration)
+                c->units_given |= unit_bit(o->name);
+        return err;
 }
 
 int engine_config_set_string(struct engine_config *c, const char *key, const char *value, char *why,

@@ -56,12 +56,26 @@ struct engine_config {
         bool collect_trace;
         struct ptt_capture_opts trace;
         unsigned int max_traces; /* MaxConcurrentTraces */
+
+        /* CalibrationFile: the file's consistent units set FluxUnit,
+         * LatencyClock, TraceClock and TraceTimeMode, except those the
+         * configuration gives itself (ENGINE_UNIT_* bits of units_given). */
+        char *calibration_file;
+        unsigned int units_given;
+        bool applying_calibration;
         bool collect_tune;
         size_t tune_count; /* Tune lines, applied in order at start */
         struct {
                 enum ptt_knob knob;
                 unsigned int value;
         } tunes[ENGINE_MAX_TUNES];
+};
+
+enum {
+        ENGINE_UNIT_FLUX = 1u << 0,          /* FluxUnit */
+        ENGINE_UNIT_LATENCY_CLOCK = 1u << 1, /* LatencyClock */
+        ENGINE_UNIT_TRACE_CLOCK = 1u << 2,   /* TraceClock */
+        ENGINE_UNIT_TIME_MODE = 1u << 3,     /* TraceTimeMode */
 };
 
 /* Every option at its default. 0 or -ENOMEM. */

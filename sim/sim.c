@@ -20,7 +20,9 @@
 #include <unistd.h>
 
 #include "hw_env.h"
+#include "pci_addr.h"
 #include "pci_source.h"
+#include "pcie_link.h"
 #include "sim_hisi_ptt.h"
 #include "sim_intel_iio.h"
 #include "sim_sysfs.h"
@@ -41,9 +43,10 @@
 struct sim {
         struct sim_machine *machine;
         struct sim_pmu *pmu;
-        struct sim_iio *iio; /* NULL without an Intel part */
-        struct sim_ptt *ptt; /* PTT trace devices (cores with a PTT function) */
-        struct perf_ops ops; /* routes to pmu or iio */
+        struct sim_iio *iio;      /* NULL without an Intel part */
+        struct sim_ptt *ptt;      /* PTT trace devices (cores with a PTT function) */
+        struct perf_ops ops;      /* routes to pmu or iio */
+        struct load_ops load_ops; /* calibration loads into the PMU model */
         /* CPU time of the callers' threads spent inside the simulation:
          * what a real machine's kernel and hardware would do instead. */
         _Atomic uint64_t perf_ns, refresh_ns;
@@ -367,6 +370,92 @@ void sim_close(struct sim *s)
         free(s);
 }
 
+/* ---- the load ops: `pciescope calibrate` on a simulated machine ---- */
+
+/* How fast a simulated load moves its bytes: like O_DIRECT reads of a fast
+ * drive, 2 GB/s, or 80 % of what the device's link carries if less. */
+#define SIM_LOAD_MAX_RATE 2e9
+
+struct hw_load {
+        double t_end, seconds;
+        uint64_t bytes;
+};
+
+static int sim_load_start(void *ctx, const struct hw_load_request *req, struct hw_load **out,
+                          char *why, size_t whylen)
+{
+        struct sim *s = ctx;
+        const struct sim_machine *m = s->machine;
+        struct pci_addr a;
+        struct hw_load *l;
+        size_t dev;
+        double rate = SIM_LOAD_MAX_RATE, now;
+        int ret;
+
+        *out = NULL;
+        if (req->command) {
+                snprintf(why, whylen,
+                         "a simulated machine cannot measure a command's traffic; leave out "
+                         "--run (the simulation adds the bytes to the device's traffic)");
+                return -EOPNOTSUPP;
+        }
+        if (pci_addr_parse(req->bdf, &a) ||
+            (dev = sim_machine_find(m, (uint16_t)a.domain, a.bus, a.dev, a.func)) == SIM_NONE) {
+                snprintf(why, whylen, "%s: no such function on the simulated machine \"%s\"",
+                         req->bdf, m->name);
+                return -ENODEV;
+        }
+        if (m->devices[dev].kind != SIM_ENDPOINT) {
+                snprintf(why, whylen, "%s is not an endpoint: only a device moves data", req->bdf);
+                return -ENODEV;
+        }
+        if (req->bytes == 0 || req->io_size == 0) {
+                snprintf(why, whylen, "a load needs bytes and a read size");
+                return -EINVAL;
+        }
+        const struct sim_device *d = &m->devices[dev];
+        uint64_t cap = pcie_link_capacity_bytes(d->cur_speed, d->cur_width);
+
+        if (cap && 0.8 * (double)cap < rate)
+                rate = 0.8 * (double)cap;
+        l = calloc(1, sizeof(*l));
+        if (!l)
+                return -ENOMEM;
+        l->bytes = req->bytes;
+        l->seconds = (double)req->bytes / rate;
+        now = sim_pmu_now(s->pmu);
+        l->t_end = now + l->seconds;
+        ret = sim_pmu_add_load(s->pmu, dev, (double)req->bytes, req->io_size, now, l->t_end);
+        if (ret) {
+                snprintf(why, whylen, "the simulated device cannot take another load now");
+                free(l);
+                return ret;
+        }
+        *out = l;
+        return 0;
+}
+
+static int sim_load_poll(void *ctx, struct hw_load *l, struct hw_load_result *res, char *why,
+                         size_t whylen)
+{
+        struct sim *s = ctx;
+
+        (void)why;
+        (void)whylen;
+        if (sim_pmu_now(s->pmu) < l->t_end)
+                return 0;
+        res->bytes = l->bytes;
+        res->seconds = l->seconds;
+        snprintf(res->what, sizeof(res->what), "simulated DMA writes");
+        return 1;
+}
+
+static void sim_load_release(void *ctx, struct hw_load *l)
+{
+        (void)ctx;
+        free(l); /* a simulated load runs to its end: its counts are its truth */
+}
+
 int sim_env(struct sim *s, struct hw_env *env)
 {
         int ret;
@@ -380,6 +469,9 @@ int sim_env(struct sim *s, struct hw_env *env)
         env->proc_root = s->proc;
         env->pci = s->pci;
         env->perf = &s->ops;
+        s->load_ops = (struct load_ops){
+            .start = sim_load_start, .poll = sim_load_poll, .release = sim_load_release, .ctx = s};
+        env->load = &s->load_ops;
         return 0;
 }
 

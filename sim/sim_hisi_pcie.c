@@ -65,11 +65,21 @@ struct hp_event {
         double share;            /* leaders: share of time the group runs */
 };
 
+/* A calibration load (sim_pmu_add_load): a workload of DMA writes that
+ * runs at full scale between t0 and t1. */
+struct load {
+        size_t dev;
+        double t0, t1;
+        struct sim_workload w;
+};
+
 struct sim_pmu {
         struct sim_pmu_core core; /* fd table, lock, clock, faults per core */
         const struct sim_machine *m;
         uint32_t type_base;
         double last; /* seconds since t0 of the last advance */
+        size_t load_count;
+        struct load loads[SIM_PMU_MAX_LOADS];
 };
 
 #define ev_at(p, slot) SIM_PMU_EVENT_AT(&(p)->core, slot, struct hp_event)
@@ -194,6 +204,21 @@ static double flux_rate(const struct sim_pmu *p, const struct hp_event *e,
         return dw * 4.0 / p->m->clocks.flux_unit_bytes;
 }
 
+/* How fast event @e (hardware code @hc, not *_time) rises from traffic
+ * @r of class hc->cls of device @dev: 0 when its filters leave it out. */
+static double event_rate(const struct sim_pmu *p, const struct hp_event *e,
+                         const struct hw_code *hc, size_t dev, const struct sim_tlp_rates *r)
+{
+        if (r->tlps <= 0 || !target_selects(p, e, dev, r))
+                return 0;
+        if (hc->kind == HW_BANDWIDTH)
+                return flux_rate(p, e, r, hc->cls);
+        if (e->code & EXTENDED_BIT) /* *_cnt: TLPs */
+                return r->tlps;
+        /* *_latency: delay in cycles of the latency clock */
+        return r->latency_ns * p->m->clocks.latency_clock_hz / 1e9;
+}
+
 /* Builds the contribution list of a new event. Returns 0 or -ENOMEM. */
 static int build_contrib(struct sim_pmu *p, struct hp_event *e)
 {
@@ -224,14 +249,7 @@ static int build_contrib(struct sim_pmu *p, struct hp_event *e)
                 if (!m->devices[dev].has_workload)
                         continue;
                 sim_traffic_rates(m, dev, hc->cls, &r);
-                if (r.tlps <= 0 || !target_selects(p, e, dev, &r))
-                        continue;
-                if (hc->kind == HW_BANDWIDTH)
-                        rate = flux_rate(p, e, &r, hc->cls);
-                else if (extended) /* *_cnt: TLPs */
-                        rate = r.tlps;
-                else /* *_latency: delay in cycles of the latency clock */
-                        rate = r.latency_ns * m->clocks.latency_clock_hz / 1e9;
+                rate = event_rate(p, e, hc, dev, &r);
                 if (rate > 0)
                         e->e.contrib[e->e.contrib_count++] = (struct sim_contrib){dev, rate};
         }
@@ -320,6 +338,37 @@ static void update_shares(struct sim_pmu_core *c)
         }
 }
 
+/* Seconds of [a, b] that fall in [lo, hi]. */
+static double overlap(double a, double b, double lo, double hi)
+{
+        double from = a > lo ? a : lo, to = b < hi ? b : hi;
+
+        return to > from ? to - from : 0;
+}
+
+/* What the calibration loads add to event @e over [t0, t1] (at share 1). */
+static double load_increase(const struct sim_pmu *p, const struct hp_event *e, double t0, double t1)
+{
+        const struct hw_code *hc = hw_code_find(e->code);
+        double sum = 0;
+
+        if (!hc || (hc->kind == HW_BANDWIDTH && (e->code & EXTENDED_BIT)))
+                return 0; /* *_time ticks regardless of traffic */
+        if (hc->kind == HW_LATENCY && port_mask(e) == 0)
+                return 0;
+        for (size_t i = 0; i < p->load_count; i++) {
+                const struct load *l = &p->loads[i];
+                double secs = overlap(t0, t1, l->t0, l->t1);
+                struct sim_tlp_rates r;
+
+                if (secs <= 0)
+                        continue;
+                sim_traffic_workload_rates(&p->m->devices[l->dev], &l->w, true, hc->cls, &r);
+                sum += event_rate(p, e, hc, l->dev, &r) * secs;
+        }
+        return sum;
+}
+
 /* Brings every counting event up to now. Call with the lock held. */
 static void advance(struct sim_pmu_core *c)
 {
@@ -345,6 +394,7 @@ static void advance(struct sim_pmu_core *c)
                         e->value += e->e.contrib[k].per_second * share *
                                     sim_traffic_integral(&d->workload, p->last, now);
                 }
+                e->value += load_increase(p, e, p->last, now) * share;
         }
         p->last = now;
 }
@@ -503,6 +553,48 @@ const struct perf_ops *sim_pmu_ops(struct sim_pmu *p)
         return &p->core.ops;
 }
 
+int sim_pmu_add_load(struct sim_pmu *p, size_t dev, double bytes, unsigned int io_size, double t0,
+                     double t1)
+{
+        const struct sim_device *d;
+        struct load l = {.dev = dev, .t0 = t0, .t1 = t1};
+        struct sim_flow *f = &l.w.flow[SIM_DMA_WRITE];
+        int ret = 0;
+
+        if (dev >= p->m->device_count || !(bytes > 0) || !(t1 > t0) || io_size == 0)
+                return -EINVAL;
+        d = &p->m->devices[dev];
+        f->bytes_per_second = bytes / (t1 - t0);
+        f->size.count = 1;
+        f->size.value[0] = io_size;
+        f->size.weight[0] = 1;
+        /* The RC's commit delay of the device's own DMA writes, when its
+         * workload says; else a typical one. */
+        if (d->has_workload && d->workload.flow[SIM_DMA_WRITE].latency.count)
+                f->latency = d->workload.flow[SIM_DMA_WRITE].latency;
+        else
+                f->latency = (struct sim_dist){.count = 1, .value = {800}, .weight = {1}};
+        sim_pmu_core_lock(&p->core);
+        advance(&p->core); /* what came before counts without the load */
+        if (p->load_count < SIM_PMU_MAX_LOADS) {
+                p->loads[p->load_count++] = l;
+        } else {
+                /* Full: the load that ended first makes room (its counts
+                 * are in the counters; only its ground truth goes). */
+                size_t oldest = 0;
+
+                for (size_t i = 1; i < p->load_count; i++)
+                        if (p->loads[i].t1 < p->loads[oldest].t1)
+                                oldest = i;
+                if (p->loads[oldest].t1 > p->last)
+                        ret = -EBUSY;
+                else
+                        p->loads[oldest] = l;
+        }
+        sim_pmu_core_unlock(&p->core);
+        return ret;
+}
+
 void sim_pmu_inject(struct sim_pmu *p, size_t core, int err, long count)
 {
         sim_pmu_core_inject(&p->core, core, err, count);
@@ -513,21 +605,32 @@ size_t sim_pmu_open_count(struct sim_pmu *p)
         return sim_pmu_core_open_count(&p->core);
 }
 
+static void truth_rates(const struct sim_tlp_rates *r, double s, struct sim_truth *out)
+{
+        out->tlps += r->tlps * s;
+        out->payload_bytes += r->payload_dw * 4 * s;
+        out->header_bytes += r->header_dw * 4 * s;
+        out->latency_ns += r->latency_ns * s;
+}
+
 static void truth_add(const struct sim_pmu *p, size_t dev, enum sim_tlp_class c, double t0,
                       double t1, struct sim_truth *out)
 {
         const struct sim_device *d = &p->m->devices[dev];
         struct sim_tlp_rates r;
-        double s;
 
+        for (size_t i = 0; i < p->load_count; i++) {
+                const struct load *l = &p->loads[i];
+
+                if (l->dev != dev)
+                        continue;
+                sim_traffic_workload_rates(d, &l->w, true, c, &r);
+                truth_rates(&r, overlap(t0, t1, l->t0, l->t1), out);
+        }
         if (!d->has_workload)
                 return;
         sim_traffic_rates(p->m, dev, c, &r);
-        s = sim_traffic_integral(&d->workload, t0, t1);
-        out->tlps += r.tlps * s;
-        out->payload_bytes += r.payload_dw * 4 * s;
-        out->header_bytes += r.header_dw * 4 * s;
-        out->latency_ns += r.latency_ns * s;
+        truth_rates(&r, sim_traffic_integral(&d->workload, t0, t1), out);
 }
 
 void sim_truth_device(const struct sim_pmu *p, size_t dev, enum sim_tlp_class c, double t0,

@@ -59,6 +59,20 @@ double sim_pmu_now(struct sim_pmu *p);
  */
 void sim_pmu_inject(struct sim_pmu *p, size_t core, int err, long count);
 
+/*
+ * sim_pmu_add_load - the calibration load of a simulated machine (the
+ * hw_env load op, `pciescope calibrate`): device @dev DMA-writes @bytes
+ * into host memory in requests of @io_size bytes (split at its MPS),
+ * evenly over [@t0, @t1] seconds since creation, on top of its workload.
+ * The counters see it like any traffic (filters, len_mode, thresholds),
+ * and the ground truth below includes the last SIM_PMU_MAX_LOADS loads.
+ * Returns 0, -EINVAL (bad device, no bytes, t1 <= t0, io_size 0) or
+ * -EBUSY (that many loads still running).
+ */
+#define SIM_PMU_MAX_LOADS 64
+int sim_pmu_add_load(struct sim_pmu *p, size_t dev, double bytes, unsigned int io_size, double t0,
+                     double t1);
+
 /* File descriptors currently open (tests check nothing leaks). */
 size_t sim_pmu_open_count(struct sim_pmu *p);
 

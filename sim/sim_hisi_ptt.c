@@ -194,6 +194,7 @@ struct ptt_dev {
         double t_next; /* next arrival, seconds since creation */
         bool have_prev;
         uint64_t prev_tick;
+        bool time_absolute; /* the machine's hisi_pcie.ptt_time */
 
         struct sim_ptt_truth truth;
         bool keep_latencies; /* the model's setting when the event started */
@@ -222,9 +223,10 @@ static bool dev_open(const struct sim_ptt *p, size_t ci)
         return sim_pmu_core_event(&p->core, ci)->used;
 }
 
-static uint64_t ticks_of(double seconds)
+/* Ticks of the machine's Time field clock (hisi_pcie.ptt_clock_hz). */
+static uint64_t ticks_of(const struct sim_ptt *p, double seconds)
 {
-        return seconds <= 0 ? 0 : (uint64_t)(seconds * SIM_PTT_CLOCK_HZ);
+        return seconds <= 0 ? 0 : (uint64_t)(seconds * p->m->clocks.ptt_clock_hz);
 }
 
 /* ---- config fields (format files: filter 0-19, direction 20-23, type
@@ -545,7 +547,7 @@ static void add_stream(struct sim_ptt *p, struct ptt_dev *d, size_t dev, enum si
         s.tagset = tagset_of(d, s.requester, dma && wants_tag10(sd));
         s.mps = sd->mps ? sd->mps : 128;
         s.mrrs = sd->mrrs ? sd->mrrs : 512;
-        s.gap = (uint64_t)ceil((s.mps + 24) / link_bytes_per_second(sd) * SIM_PTT_CLOCK_HZ);
+        s.gap = (uint64_t)ceil((s.mps + 24) / link_bytes_per_second(sd) * m->clocks.ptt_clock_hz);
         if (!s.gap)
                 s.gap = 1;
         s.addr64 = dma;
@@ -621,12 +623,16 @@ static void completion(struct pending *e, uint16_t completer, uint16_t rid, uint
 }
 
 /* The Time field: ticks since the previous entry, the first of a run
- * absolute; saturating at the field's width. */
+ * absolute; saturating at the field's width. With hisi_pcie.ptt_time
+ * "absolute" it is instead the free-running tick counter, wrapping at the
+ * field's width. */
 static uint32_t time_field(struct ptt_dev *d, uint64_t tick, bool dw8)
 {
         uint64_t max = dw8 ? 0xffffffffull : 0x7ffull;
         uint64_t v;
 
+        if (d->time_absolute)
+                return (uint32_t)(tick & max);
         if (!d->have_prev)
                 v = tick & max;
         else
@@ -901,13 +907,13 @@ static void gen_read_request(struct ptt_dev *d, const struct stream *s, uint64_t
         }
 }
 
-static void gen_read(struct ptt_dev *d, const struct sim_flow *f, const struct stream *s,
-                     uint64_t t0, unsigned int bytes, uint64_t addr)
+static void gen_read(const struct sim_ptt *p, struct ptt_dev *d, const struct sim_flow *f,
+                     const struct stream *s, uint64_t t0, unsigned int bytes, uint64_t addr)
 {
         for (unsigned int done = 0, i = 0; done < bytes; i++) {
                 unsigned int part = bytes - done < s->mrrs ? bytes - done : s->mrrs;
                 double ns = dist_pick(&f->latency, &d->rng, 500);
-                uint64_t lat = (uint64_t)llround(ns * SIM_PTT_CLOCK_HZ / 1e9);
+                uint64_t lat = (uint64_t)llround(ns * p->m->clocks.ptt_clock_hz / 1e9);
 
                 gen_read_request(d, s, t0 + i * s->gap, part, addr + done, lat ? lat : 1);
                 done += part;
@@ -918,7 +924,7 @@ static void gen_transaction(struct sim_ptt *p, struct ptt_dev *d, const struct s
 {
         const struct sim_flow *f = &p->m->devices[s->dev].workload.flow[s->kind];
         unsigned int bytes = (unsigned int)dist_pick(&f->size, &d->rng, 64);
-        uint64_t t0 = ticks_of(t), addr;
+        uint64_t t0 = ticks_of(p, t), addr;
 
         if (!bytes)
                 bytes = 4;
@@ -929,7 +935,7 @@ static void gen_transaction(struct sim_ptt *p, struct ptt_dev *d, const struct s
         if (s->kind == SIM_DMA_WRITE || s->kind == SIM_MMIO_WRITE)
                 gen_write(d, s, t0, bytes, addr);
         else
-                gen_read(d, f, s, t0, bytes, addr);
+                gen_read(p, d, f, s, t0, bytes, addr);
 }
 
 static const struct stream *pick_stream(struct ptt_dev *d)
@@ -958,7 +964,7 @@ static void produce(struct sim_ptt *p, struct ptt_dev *d, double now)
                 double t = d->t_next;
                 const struct stream *s;
 
-                flush_before(d, ticks_of(t));
+                flush_before(d, ticks_of(p, t));
                 if (!d->running)
                         break;
                 s = pick_stream(d);
@@ -968,7 +974,7 @@ static void produce(struct sim_ptt *p, struct ptt_dev *d, double now)
                 schedule_next(d, t);
         }
         if (d->running)
-                flush_before(d, ticks_of(now));
+                flush_before(d, ticks_of(p, now));
 }
 
 static void advance_locked(struct sim_pmu_core *c)
@@ -1324,6 +1330,7 @@ int sim_ptt_new(const struct sim_machine *m, uint32_t type_base, sim_clock_fn cl
                 struct ptt_dev *d = &p->devs[ci];
 
                 d->present = c->ptt_function != SIM_NONE;
+                d->time_absolute = m->clocks.ptt_time_absolute;
                 for (size_t i = 0; i < c->port_count; i++)
                         d->port_mask |= (uint16_t)(1u << port_bit(&m->devices[c->ports[i]]));
         }
@@ -1449,7 +1456,7 @@ double sim_ptt_truth_latency_quantile(struct sim_ptt *p, size_t core, bool last,
                 qsort(copy, n, sizeof(*copy), cmp_u32);
                 rank = (size_t)ceil(q * (double)n);
                 rank = rank ? rank - 1 : 0;
-                ret = copy[rank < n ? rank : n - 1] * (1e9 / SIM_PTT_CLOCK_HZ);
+                ret = copy[rank < n ? rank : n - 1] * (1e9 / p->m->clocks.ptt_clock_hz);
         }
         sim_pmu_core_unlock(&p->core);
         free(copy);

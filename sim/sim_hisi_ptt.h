@@ -33,10 +33,12 @@
  * devices whose DMA read load is heavy (>= 2 GB/s on a Gen5 link). Arrival
  * times are a Poisson process following the workload's phases; latencies
  * come from the flow's latency distribution; split completions follow each
- * other at the link's MPS serialisation time. The Time field is a DELTA in
- * ticks of SIM_PTT_CLOCK_HZ from the previous entry (the summariser's
- * default reading; 11 bits in 4DW, saturating at 2047), the first entry of
- * a run holds the absolute tick count (masked).
+ * other at the link's MPS serialisation time. The Time field counts ticks of
+ * the machine's hisi_pcie.ptt_clock_hz (default SIM_PTT_CLOCK_HZ): by
+ * default a DELTA from the previous entry (the summariser's default
+ * reading; 11 bits in 4DW, saturating at 2047), the first entry of a run
+ * holding the absolute tick count (masked); with hisi_pcie.ptt_time
+ * "absolute" the free-running tick counter, wrapping at the field's width.
  *
  * The workload of a busy port would need hundreds of MB/s of entries; the
  * model thins all streams alike so that at most rate_cap bytes of entries
@@ -62,7 +64,7 @@ struct perf_ops;
 
 #define SIM_PTT_CHUNK            (4u << 20) /* one driver DMA buffer */
 #define SIM_PTT_MIN_AUX          (16u << 20)
-#define SIM_PTT_CLOCK_HZ         100e6 /* Time field ticks: a MODEL ASSUMPTION */
+#define SIM_PTT_CLOCK_HZ         100e6 /* default Time field ticks: a MODEL ASSUMPTION */
 #define SIM_PTT_DEFAULT_RATE_CAP (64.0 * 1024 * 1024)
 
 struct sim_ptt;

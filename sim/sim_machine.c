@@ -35,6 +35,7 @@
 #define DEF_FLUX_UNIT        4.0
 #define DEF_TIME_CLOCK_HZ    100e6
 #define DEF_LATENCY_CLOCK_HZ 1e9
+#define DEF_PTT_CLOCK_HZ     100e6
 #define DEF_IDENTIFIER       0x30u
 #define DEF_MPSS             256u
 #define DEF_MRRS             512u
@@ -2478,8 +2479,13 @@ static int parse_top(struct ctx *c, json_object *top)
         static const char *const keys[] = {"machine", "description", "kernel", "cpus",
                                            "cmdline", "hisi_pcie",   "sicls",  "rcieps",
                                            "inject",  "intel",       NULL};
-        static const char *const pmu_keys[] = {"flux_unit_bytes", "time_clock_hz",
-                                               "latency_clock_hz", "identifier", NULL};
+        static const char *const pmu_keys[] = {"flux_unit_bytes",
+                                               "time_clock_hz",
+                                               "latency_clock_hz",
+                                               "identifier",
+                                               "ptt_clock_hz",
+                                               "ptt_time",
+                                               NULL};
         static const char *const kernels[] = {"5.17", "6.2", "6.9", "6.12", "6.15"};
         struct sim_machine *m = c->m;
         const struct field name[] = {F_STRING("machine", m->name, .missing = "the machine's name")};
@@ -2488,11 +2494,14 @@ static int parse_top(struct ctx *c, json_object *top)
             F_INT("cpus", m->cpus, 1, MAX_CPUS, .missing = "number of online CPUs"),
             F_STRING("cmdline", m->cmdline),
         };
+        char ptt_time[16] = "delta";
         const struct field clocks[] = {
             F_DOUBLE("flux_unit_bytes", m->clocks.flux_unit_bytes, 0, 4096, .check = check_above_0),
             F_DOUBLE("time_clock_hz", m->clocks.time_clock_hz, 1, 1e11),
             F_DOUBLE("latency_clock_hz", m->clocks.latency_clock_hz, 1, 1e11),
             F_HEX("identifier", c->identifier, 0xffffffffUL),
+            F_DOUBLE("ptt_clock_hz", m->clocks.ptt_clock_hz, 1, 1e11),
+            F_STRING("ptt_time", ptt_time),
         };
         unsigned int sicl_ids[MAX_SICLS];
         char p[PATH_LEN], buf[16];
@@ -2544,6 +2553,7 @@ static int parse_top(struct ctx *c, json_object *top)
         m->clocks.flux_unit_bytes = DEF_FLUX_UNIT;
         m->clocks.time_clock_hz = DEF_TIME_CLOCK_HZ;
         m->clocks.latency_clock_hz = DEF_LATENCY_CLOCK_HZ;
+        m->clocks.ptt_clock_hz = DEF_PTT_CLOCK_HZ;
         c->identifier = DEF_IDENTIFIER;
         v = member(top, "hisi_pcie");
         if (v) {
@@ -2551,6 +2561,10 @@ static int parse_top(struct ctx *c, json_object *top)
                 if (r)
                         return r;
         }
+        if (strcmp(ptt_time, "delta") && strcmp(ptt_time, "absolute"))
+                return fail(c, "hisi_pcie.ptt_time", "\"%s\" is neither \"delta\" nor \"absolute\"",
+                            ptt_time);
+        m->clocks.ptt_time_absolute = !strcmp(ptt_time, "absolute");
 
         v = member(top, "sicls");
         if (!v && !member(top, "intel"))

@@ -154,6 +154,11 @@ struct sim_pmu_clocks {
         double flux_unit_bytes;  /* bytes per flux count (4: one DW) */
         double time_clock_hz;    /* *_time counters tick at this rate while counting */
         double latency_clock_hz; /* *_latency counters add delay in cycles of this clock */
+        /* The PTT trace devices' Time field: ticks of this clock, and
+         * whether it holds the ticks since the previous entry (delta, the
+         * summariser's default reading) or a free-running counter. */
+        double ptt_clock_hz;
+        bool ptt_time_absolute;
 };
 
 /* A fault to inject into the perf ops (from the description's "inject"). */

@@ -60,9 +60,9 @@ static void add_split(struct sim_tlp_rates *r, double req_per_s, double bytes, u
  * largest TLP, @payload whether this class carries the bytes, @latency
  * whether this class is where the flow's latency is measured.
  */
-static const struct sim_flow *flow_for(const struct sim_device *d, enum sim_tlp_class c,
-                                       unsigned int *chunk, bool *payload, bool *latency,
-                                       bool *device_requester)
+static const struct sim_flow *flow_for(const struct sim_device *d, const struct sim_workload *w,
+                                       enum sim_tlp_class c, unsigned int *chunk, bool *payload,
+                                       bool *latency, bool *device_requester)
 {
         enum sim_flow_kind kind;
 
@@ -104,25 +104,31 @@ static const struct sim_flow *flow_for(const struct sim_device *d, enum sim_tlp_
         default:
                 return NULL;
         }
-        return &d->workload.flow[kind];
+        return &w->flow[kind];
 }
 
 void sim_traffic_rates(const struct sim_machine *m, size_t dev, enum sim_tlp_class c,
                        struct sim_tlp_rates *out)
 {
-        const struct sim_device *d;
+        memset(out, 0, sizeof(*out));
+        if (dev >= m->device_count)
+                return;
+        sim_traffic_workload_rates(&m->devices[dev], &m->devices[dev].workload,
+                                   m->devices[dev].has_workload, c, out);
+}
+
+void sim_traffic_workload_rates(const struct sim_device *d, const struct sim_workload *w,
+                                bool active, enum sim_tlp_class c, struct sim_tlp_rates *out)
+{
         const struct sim_flow *f;
         unsigned int chunk;
         bool payload, latency, requester = false;
         double mean_size, weights = 0, lat;
 
         memset(out, 0, sizeof(*out));
-        if (dev >= m->device_count)
-                return;
-        d = &m->devices[dev];
-        f = flow_for(d, c, &chunk, &payload, &latency, &requester);
+        f = flow_for(d, w, c, &chunk, &payload, &latency, &requester);
         out->device_is_requester = requester;
-        if (!f || !d->has_workload || f->bytes_per_second <= 0 || f->size.count == 0)
+        if (!f || !active || f->bytes_per_second <= 0 || f->size.count == 0)
                 return;
         mean_size = sim_dist_mean(&f->size);
         if (mean_size <= 0)

@@ -56,6 +56,12 @@ unsigned int sim_tlp_header_dw(enum sim_tlp_class c);
 void sim_traffic_rates(const struct sim_machine *m, size_t dev, enum sim_tlp_class c,
                        struct sim_tlp_rates *out);
 
+/* The same for workload @w on device @d (its MPS and MRRS cut the
+ * requests); all zero unless @active. The calibration load of a
+ * simulated machine (sim_load.h) is such a workload. */
+void sim_traffic_workload_rates(const struct sim_device *d, const struct sim_workload *w,
+                                bool active, enum sim_tlp_class c, struct sim_tlp_rates *out);
+
 /* Integral of the device's phase scale over [t0, t1] seconds since start
  * (t1 - t0 for a workload without phases). Pure, exact. */
 double sim_traffic_integral(const struct sim_workload *w, double t0, double t1);

@@ -1,0 +1,142 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * cmd_calibrate.c - `pciescope calibrate --device BDF`: the hidden units of
+ * the HiSilicon PCIe PMU and PTT, measured with a known load (the engine's
+ * calibrate.c), printed, and written to a calibration file every front end
+ * reads (`CalibrationFile`, `--calibration`).
+ */
+#include <json-c/json.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "calibrate.h"
+#include "calibration_file.h"
+#include "cli.h"
+
+static void show_progress(void *ctx, const char *step)
+{
+        (void)ctx;
+        fprintf(stderr, "pciescope calibrate: %s\n", step);
+}
+
+static void sleep_until(void *ctx, double deadline)
+{
+        (void)ctx;
+        cli_sleep_until(deadline);
+}
+
+/* One row: the unit, its value, spread, repeats, verdict, and the option
+ * it sets (or why it could not be measured on the next line). */
+static void print_value(const char *unit, const struct calib_value *v, const char *suffix,
+                        const char *option)
+{
+        char value[48] = "-", spread[16] = "-";
+
+        if (isfinite(v->value))
+                snprintf(value, sizeof(value), "%.6g%s", v->value, suffix);
+        if (v->repeats)
+                snprintf(spread, sizeof(spread), "%.2f %%", v->spread * 100);
+        printf("  %-24s %-18s %-9s %-7zu %-15s %s\n", unit, value, spread, v->repeats,
+               calib_verdict_name(v->verdict), v->verdict == CALIB_CONSISTENT ? option : "-");
+        if (v->why[0])
+                printf("  %-24s   %s\n", "", v->why);
+}
+
+static void print_text(const struct calibration *c, const char *path, const char *machine)
+{
+        char option[64];
+        const char *mode = c->ptt_time_mode == CALIB_TIME_ABSOLUTE ? "absolute"
+                           : c->ptt_time_mode == CALIB_TIME_DELTA  ? "delta"
+                                                                   : NULL;
+
+        printf("Calibration of %s (Root Port %s, %s, %s)%s%s\n", c->device, c->root_port, c->pmu,
+               c->ptt, machine ? " on the " : "", machine ? machine : "");
+        printf("Load: %s, %.3g GB in %.3g s\n\n", c->load[0] ? c->load : "none",
+               (double)c->load_bytes / 1e9, c->load_seconds);
+        printf("  %-24s %-18s %-9s %-7s %-15s %s\n", "unit", "value", "spread", "repeats",
+               "verdict", "sets");
+        snprintf(option, sizeof(option), "FluxUnit %.6g", c->flux_unit_bytes.value);
+        print_value("bytes per flux count", &c->flux_unit_bytes, " B", option);
+        print_value("*_time clock", &c->time_clock_hz, " Hz", "(raw counters only)");
+        snprintf(option, sizeof(option), "TraceClock %.0f", c->ptt_clock_hz.value);
+        print_value("PTT Time clock", &c->ptt_clock_hz, " Hz", option);
+        snprintf(option, sizeof(option), "LatencyClock %.6g", c->latency_clock_hz.value);
+        print_value("latency clock", &c->latency_clock_hz, " Hz", option);
+        printf("  %-24s %-18s %-9s %-7s %-15s %s%s%s\n", "PTT Time field", mode ? mode : "-", "-",
+               "-", mode ? "consistent" : "not measurable", mode ? "TraceTimeMode \"" : "-",
+               mode ? mode : "", mode ? "\"" : "");
+        printf("  %-24s   %.0f %% of neighbouring Time fields rise%s%s\n", "",
+               c->ptt_rising_share * 100, c->ptt_time_why[0] ? ": " : "", c->ptt_time_why);
+        printf("  %-24s", "outbound requester IDs");
+        for (size_t i = 0; i < c->outbound_count; i++)
+                printf(" %02x:%02x.%u (%llu TLPs)", c->outbound[i].requester_id >> 8,
+                       (c->outbound[i].requester_id >> 3) & 0x1f, c->outbound[i].requester_id & 7u,
+                       (unsigned long long)c->outbound[i].tlps);
+        printf("%s%s\n", c->outbound_count ? "" : " - ", c->outbound_why);
+        if (c->notes[0])
+                printf("\nNote: %s\n", c->notes);
+        if (path)
+                printf("\nWritten to %s: give it as CalibrationFile \"%s\" in <Plugin pcie>, or "
+                       "--calibration %s to pciescope.\n",
+                       path, path, path);
+}
+
+static bool all_consistent(const struct calibration *c)
+{
+        return c->flux_unit_bytes.verdict == CALIB_CONSISTENT &&
+               c->time_clock_hz.verdict == CALIB_CONSISTENT &&
+               c->ptt_clock_hz.verdict == CALIB_CONSISTENT &&
+               c->latency_clock_hz.verdict == CALIB_CONSISTENT &&
+               c->ptt_time_mode != CALIB_TIME_UNDECIDED;
+}
+
+int cmd_calibrate(const struct cli_opts *opts, struct engine *e)
+{
+        struct calibrate_opts co;
+        struct calibration c;
+        char why[512] = "", machine[160] = "";
+        const char *path = opts->calib_output ? opts->calib_output : "pciescope-calibration.json";
+
+        if (!opts->calib_device) {
+                cli_error("calibrate: --device BDF is required (the endpoint to load: an NVMe "
+                          "drive's controller, e.g. 0000:01:00.0)");
+                return CLI_EXIT_ERROR;
+        }
+        if (opts->calib_command && !opts->calib_bytes) {
+                cli_error("calibrate: --run needs --bytes N, what the command moves through the "
+                          "device");
+                return CLI_EXIT_ERROR;
+        }
+        calibrate_opts_default(&co);
+        co.device = opts->calib_device;
+        co.command = opts->calib_command;
+        if (opts->calib_bytes)
+                co.bytes = opts->calib_bytes;
+        if (opts->calib_repeats)
+                co.repeats = opts->calib_repeats;
+        co.sleep_until = sleep_until;
+        if (isatty(STDERR_FILENO))
+                co.progress = show_progress;
+        if (engine_simulated(e))
+                snprintf(machine, sizeof(machine), "SIMULATED machine %s", engine_simulated(e));
+        if (engine_calibrate(e, &co, &c, why, sizeof(why))) {
+                cli_error("calibrate: %s", why);
+                return CLI_EXIT_ERROR;
+        }
+        if (calibration_file_write(&c, machine[0] ? machine : NULL, path, why, sizeof(why))) {
+                cli_error("calibrate: cannot write the calibration file: %s", why);
+                return CLI_EXIT_ERROR;
+        }
+        if (opts->json) {
+                json_object *o = calibration_json(&c, machine[0] ? machine : NULL);
+
+                printf("%s\n", json_object_to_json_string_ext(
+                                   o, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE));
+                json_object_put(o);
+        } else {
+                print_text(&c, path, machine[0] ? machine : NULL);
+        }
+        return all_consistent(&c) ? CLI_EXIT_OK : CLI_EXIT_WARNING;
+}

@@ -1,0 +1,301 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * hw_load.c - the live machine's load ops (hw_env.h): a known amount of
+ * traffic through one PCI function for `pciescope calibrate`.
+ *
+ * Block-device reads: the whole disk whose sysfs path runs through the
+ * function's directory is read with O_DIRECT (no page cache: every byte
+ * crosses the link as the controller's DMA writes), sequentially from
+ * offset 0 and wrapping at its end, on a thread of its own so the caller
+ * keeps reading counters. Nothing is ever written. A command is run with
+ * /bin/sh -c; what it moves is the user's figure.
+ *
+ * This is seam code: it alone opens /sys/block, /dev and forks here.
+ */
+#define _GNU_SOURCE
+#include "hw_env.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <linux/fs.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+struct hw_load {
+        bool is_command;
+        /* block reads */
+        pthread_t thread;
+        bool thread_started;
+        int fd;
+        void *buf;
+        uint32_t io_size;
+        uint64_t target, disk_size;
+        _Atomic uint64_t done_bytes;
+        atomic_bool finished, stop;
+        int error; /* errno of a failed read, set before finished */
+        /* command */
+        pid_t pid;
+        int status;
+        bool reaped;
+        /* both */
+        double started, ended;
+        char what[96];
+};
+
+static double mono_now(void)
+{
+        struct timespec ts;
+
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static void say(char *why, size_t whylen, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static void say(char *why, size_t whylen, const char *fmt, ...)
+{
+        va_list ap;
+
+        if (!why || !whylen)
+                return;
+        va_start(ap, fmt);
+        vsnprintf(why, whylen, fmt, ap);
+        va_end(ap);
+}
+
+/* Whether the path @real has the directory component @bdf. */
+static bool path_has_component(const char *real, const char *bdf)
+{
+        size_t n = strlen(bdf);
+
+        for (const char *p = strstr(real, bdf); p; p = strstr(p + 1, bdf))
+                if (p > real && p[-1] == '/' && (p[n] == '/' || p[n] == '\0'))
+                        return true;
+        return false;
+}
+
+/*
+ * The /dev name of a disk of @bdf: the first entry of /sys/class/block
+ * (disks and their partitions, hidden NVMe multipath paths included)
+ * that is a whole disk and whose device path runs through the function.
+ * A hidden path nvme<S>c<C>n<N> has no device node: its head nvme<S>n<N>
+ * is the disk to read (the kernel's naming).
+ */
+static int find_disk(const char *bdf, char *name, size_t size)
+{
+        DIR *d = opendir("/sys/class/block");
+        struct dirent *de;
+        int ret = -ENODEV;
+
+        if (!d)
+                return -errno;
+        while ((de = readdir(d)) && ret == -ENODEV) {
+                char path[300], real[PATH_MAX], part[320];
+                unsigned int s, c, n;
+                struct stat st;
+
+                if (de->d_name[0] == '.')
+                        continue;
+                snprintf(path, sizeof(path), "/sys/class/block/%s", de->d_name);
+                snprintf(part, sizeof(part), "%s/partition", path);
+                if (!realpath(path, real) || !stat(part, &st) || !path_has_component(real, bdf))
+                        continue;
+                if (sscanf(de->d_name, "nvme%uc%un%u", &s, &c, &n) == 3)
+                        snprintf(name, size, "nvme%un%u", s, n);
+                else
+                        snprintf(name, size, "%s", de->d_name);
+                ret = 0;
+        }
+        closedir(d);
+        return ret;
+}
+
+static void *read_loop(void *arg)
+{
+        struct hw_load *l = arg;
+        uint64_t off = 0;
+
+        while (atomic_load(&l->done_bytes) < l->target && !atomic_load(&l->stop)) {
+                ssize_t n;
+
+                if (off + l->io_size > l->disk_size)
+                        off = 0;
+                n = pread(l->fd, l->buf, l->io_size, (off_t)off);
+                if (n < 0 && errno == EINTR)
+                        continue;
+                if (n <= 0) {
+                        l->error = n < 0 ? errno : EIO;
+                        break;
+                }
+                off += (uint64_t)n;
+                atomic_fetch_add(&l->done_bytes, (uint64_t)n);
+        }
+        l->ended = mono_now();
+        atomic_store(&l->finished, true);
+        return NULL;
+}
+
+static void load_free(struct hw_load *l)
+{
+        if (l->thread_started) {
+                atomic_store(&l->stop, true);
+                pthread_join(l->thread, NULL);
+        }
+        if (l->fd >= 0)
+                close(l->fd);
+        free(l->buf);
+        free(l);
+}
+
+static int start_reads(const struct hw_load_request *req, struct hw_load *l, char *why,
+                       size_t whylen)
+{
+        char disk[NAME_MAX + 1], dev[NAME_MAX + 8];
+        int ret = find_disk(req->bdf, disk, sizeof(disk));
+
+        if (ret == -ENODEV) {
+                say(why, whylen,
+                    "no block device has %s as its controller (/sys/class/block); give the load "
+                    "with --run COMMAND and --bytes N",
+                    req->bdf);
+                return ret;
+        }
+        if (ret) {
+                say(why, whylen, "/sys/class/block: %s", strerror(-ret));
+                return ret;
+        }
+        snprintf(dev, sizeof(dev), "/dev/%s", disk);
+        snprintf(l->what, sizeof(l->what), "%.*s", (int)sizeof(l->what) - 1, dev);
+        l->fd = open(dev, O_RDONLY | O_DIRECT | O_CLOEXEC);
+        if (l->fd < 0) {
+                ret = -errno;
+                say(why, whylen, "%s: %s", dev, strerror(errno));
+                return ret;
+        }
+        if (ioctl(l->fd, BLKGETSIZE64, &l->disk_size) || l->disk_size < req->io_size) {
+                say(why, whylen, "%s: cannot read its size, or it is smaller than one read", dev);
+                return -EINVAL;
+        }
+        if (posix_memalign(&l->buf, 4096, req->io_size))
+                return -ENOMEM;
+        l->io_size = req->io_size;
+        l->target = req->bytes;
+        l->started = mono_now();
+        ret = pthread_create(&l->thread, NULL, read_loop, l);
+        if (ret) {
+                say(why, whylen, "cannot start the reading thread: %s", strerror(ret));
+                return -ret;
+        }
+        l->thread_started = true;
+        return 0;
+}
+
+static int start_command(const struct hw_load_request *req, struct hw_load *l, char *why,
+                         size_t whylen)
+{
+        snprintf(l->what, sizeof(l->what), "command");
+        l->started = mono_now();
+        l->pid = fork();
+        if (l->pid < 0) {
+                say(why, whylen, "cannot run the command: %s", strerror(errno));
+                return -errno;
+        }
+        if (l->pid == 0) {
+                execl("/bin/sh", "sh", "-c", req->command, (char *)NULL);
+                _exit(127);
+        }
+        l->is_command = true;
+        return 0;
+}
+
+static int load_start(void *ctx, const struct hw_load_request *req, struct hw_load **out, char *why,
+                      size_t whylen)
+{
+        struct hw_load *l;
+        int ret;
+
+        (void)ctx;
+        *out = NULL;
+        if (!req || !req->bdf[0] ||
+            (!req->command && (req->io_size == 0 || req->io_size % 4096 || req->bytes == 0))) {
+                say(why, whylen, "a load needs a device, bytes and a read size in 4 KiB multiples");
+                return -EINVAL;
+        }
+        l = calloc(1, sizeof(*l));
+        if (!l)
+                return -ENOMEM;
+        l->fd = -1;
+        ret = req->command ? start_command(req, l, why, whylen) : start_reads(req, l, why, whylen);
+        if (ret) {
+                load_free(l);
+                return ret;
+        }
+        l->target = req->bytes;
+        *out = l;
+        return 0;
+}
+
+static int load_poll(void *ctx, struct hw_load *l, struct hw_load_result *res, char *why,
+                     size_t whylen)
+{
+        (void)ctx;
+        if (l->is_command) {
+                if (!l->reaped) {
+                        pid_t r = waitpid(l->pid, &l->status, WNOHANG);
+
+                        if (r == 0)
+                                return 0;
+                        if (r < 0)
+                                return -errno;
+                        l->reaped = true;
+                        l->ended = mono_now();
+                }
+                if (!WIFEXITED(l->status) || WEXITSTATUS(l->status)) {
+                        say(why, whylen, "the command %s %d",
+                            WIFEXITED(l->status) ? "exited with status" : "was killed by signal",
+                            WIFEXITED(l->status) ? WEXITSTATUS(l->status) : WTERMSIG(l->status));
+                        return -ECHILD;
+                }
+        } else {
+                if (!atomic_load(&l->finished))
+                        return 0;
+                if (l->error) {
+                        say(why, whylen, "%s: read: %s", l->what, strerror(l->error));
+                        return -l->error;
+                }
+        }
+        res->bytes = l->is_command ? l->target : atomic_load(&l->done_bytes);
+        res->seconds = l->ended - l->started;
+        snprintf(res->what, sizeof(res->what), "%s", l->what);
+        return 1;
+}
+
+static void load_release(void *ctx, struct hw_load *l)
+{
+        (void)ctx;
+        if (!l)
+                return;
+        if (l->is_command && !l->reaped) {
+                kill(l->pid, SIGTERM);
+                waitpid(l->pid, &l->status, 0);
+        }
+        load_free(l);
+}
+
+const struct load_ops load_ops_system = {
+    .start = load_start,
+    .poll = load_poll,
+    .release = load_release,
+};

@@ -1,0 +1,653 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * calibrate.c - `pciescope calibrate`. See calibrate.h; the arithmetic is
+ * collectors/calibration.c, the load the seam's load ops.
+ */
+#define _GNU_SOURCE
+#include "calibrate.h"
+
+#include <errno.h>
+#include <linux/perf_event.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "engine.h"
+#include "hisi_pcie.h"
+#include "hw_env.h"
+#include "pcie_topo.h"
+#include "perf_group.h"
+#include "ptt_capture.h"
+#include "ptt_summary.h"
+
+/* Copies @src into @dst of @size, cut if longer (messages, BDFs). */
+static void set_text(char *dst, size_t size, const char *src)
+{
+        size_t n = strnlen(src, size - 1);
+
+        memcpy(dst, src, n);
+        dst[n] = '\0';
+}
+#define SET_TEXT(dst, src) set_text((dst), sizeof(dst), (src))
+
+/* Share of the port's reads that must be the device's own for the
+ * latency clock (the PMU's latency has no requester filter). */
+#define CALIB_OWN_READS 0.98
+
+/* How often a running load and trace are looked at. */
+#define POLL_SECONDS 0.01
+
+void calibrate_opts_default(struct calibrate_opts *o)
+{
+        memset(o, 0, sizeof(*o));
+        o->bytes = 1ull << 30;
+        o->io_size = 1u << 20;
+        o->trace_io_size = 4096;
+        o->repeats = 5;
+        o->idle_seconds = 1;
+        o->trace_seconds = 0.2;
+        o->tolerance = CALIB_TOLERANCE;
+}
+
+/* What one calibration run holds while it runs. */
+struct run {
+        struct engine *e;
+        const struct hw_env *env;
+        const struct calibrate_opts *o;
+        struct calibration *out;
+        struct pcie_topo *topo;
+        struct hisi_pcie_pmu *pmus;
+        size_t pmu_count;
+        const struct hisi_pcie_pmu *pmu;
+        uint16_t port_bit;
+        uint16_t rid; /* the endpoint's requester ID */
+        /* the load currently running */
+        struct hw_load *load;
+        char load_why[256];
+        int load_error;
+};
+
+static void note(struct run *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void note(struct run *r, const char *fmt, ...)
+{
+        size_t used = strlen(r->out->notes);
+        va_list ap;
+
+        if (used + 2 >= sizeof(r->out->notes))
+                return;
+        if (used)
+                r->out->notes[used++] = ' ';
+        va_start(ap, fmt);
+        vsnprintf(r->out->notes + used, sizeof(r->out->notes) - used, fmt, ap);
+        va_end(ap);
+}
+
+static void progress(struct run *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void progress(struct run *r, const char *fmt, ...)
+{
+        char text[200];
+        va_list ap;
+
+        if (!r->o->progress)
+                return;
+        va_start(ap, fmt);
+        vsnprintf(text, sizeof(text), fmt, ap);
+        va_end(ap);
+        r->o->progress(r->o->progress_ctx, text);
+}
+
+static double now(const struct run *r)
+{
+        return engine_now(r->e);
+}
+
+static void wait_until(struct run *r, double deadline)
+{
+        if (r->o->sleep_until) {
+                r->o->sleep_until(r->o->sleep_ctx, deadline);
+                return;
+        }
+        for (double left = deadline - now(r); left > 0; left = deadline - now(r)) {
+                struct timespec ts = {.tv_sec = (time_t)left,
+                                      .tv_nsec = (long)((left - floor(left)) * 1e9)};
+
+                nanosleep(&ts, NULL);
+        }
+}
+
+/* ---- the load ---- */
+
+static int load_start(struct run *r, uint32_t io_size, uint64_t bytes)
+{
+        struct hw_load_request req = {.bytes = bytes, .io_size = io_size, .command = r->o->command};
+        int ret;
+
+        SET_TEXT(req.bdf, r->out->device);
+        ret = r->env->load->start(r->env->load->ctx, &req, &r->load, r->load_why,
+                                  sizeof(r->load_why));
+        if (ret)
+                r->load_error = ret;
+        return ret;
+}
+
+/* 0 running (or none), 1 just ended (counted), < 0 failed. */
+static int load_poll(struct run *r)
+{
+        struct hw_load_result res = {0};
+        int ret;
+
+        if (!r->load)
+                return 0;
+        ret =
+            r->env->load->poll(r->env->load->ctx, r->load, &res, r->load_why, sizeof(r->load_why));
+        if (ret == 0)
+                return 0;
+        r->env->load->release(r->env->load->ctx, r->load);
+        r->load = NULL;
+        if (ret < 0) {
+                r->load_error = ret;
+                return ret;
+        }
+        r->out->load_bytes += res.bytes;
+        r->out->load_seconds += res.seconds;
+        SET_TEXT(r->out->load, res.what);
+        return 1;
+}
+
+/* Runs one load of @bytes to its end. Returns what it moved, or 0. */
+static uint64_t load_run(struct run *r, uint32_t io_size, uint64_t bytes)
+{
+        uint64_t before = r->out->load_bytes;
+        int ret = load_start(r, io_size, bytes);
+
+        while (!ret) {
+                wait_until(r, now(r) + POLL_SECONDS);
+                ret = load_poll(r);
+        }
+        return ret == 1 ? r->out->load_bytes - before : 0;
+}
+
+static void load_stop(struct run *r)
+{
+        if (r->load) {
+                r->env->load->release(r->env->load->ctx, r->load);
+                r->load = NULL;
+        }
+}
+
+/* ---- the machine ---- */
+
+static int find_parts(struct run *r, char *why, size_t whylen)
+{
+        struct pcie_topo_opts topts = {.names = false, .read_sysfs = true};
+        const struct pcie_function *dev, *port;
+        struct pci_addr addr;
+        size_t di;
+        int ret;
+
+        if (pci_addr_parse(r->o->device, &addr)) {
+                snprintf(why, whylen, "--device %s: not a PCI address (dddd:bb:dd.f)",
+                         r->o->device);
+                return -EINVAL;
+        }
+        pci_addr_format(&addr, r->out->device);
+        ret = pcie_topo_scan(r->env, &topts, &r->topo);
+        if (ret) {
+                snprintf(why, whylen, "cannot read the PCI topology: %s", strerror(-ret));
+                return ret;
+        }
+        di = pcie_topo_find(r->topo, &addr);
+        if (di == PCIE_TOPO_NONE) {
+                snprintf(why, whylen, "%s: no such PCI function", r->out->device);
+                return -ENODEV;
+        }
+        dev = pcie_topo_get(r->topo, di);
+        if (dev->root_port == PCIE_TOPO_NONE || dev->root_port == di) {
+                snprintf(why, whylen,
+                         "%s is not below a Root Port: calibrate needs an endpoint that moves "
+                         "data (an NVMe drive, a NIC)",
+                         r->out->device);
+                return -ENODEV;
+        }
+        port = pcie_topo_get(r->topo, dev->root_port);
+        SET_TEXT(r->out->root_port, port->bdf);
+        r->rid = (uint16_t)(addr.bus << 8 | addr.dev << 3 | addr.func);
+        ret = hisi_pcie_discover(r->env, r->topo, &r->pmus, &r->pmu_count);
+        if (ret) {
+                snprintf(why, whylen, "cannot list the hisi_pcie PMUs: %s", strerror(-ret));
+                return ret;
+        }
+        for (size_t i = 0; i < r->pmu_count && !r->pmu; i++)
+                for (size_t p = 0; p < r->pmus[i].port_count; p++)
+                        if (r->pmus[i].ports[p].topo_index == dev->root_port) {
+                                r->pmu = &r->pmus[i];
+                                r->port_bit = r->pmus[i].ports[p].bit;
+                        }
+        if (!r->pmu) {
+                snprintf(why, whylen,
+                         "no hisi_pcie PMU covers %s's Root Port %s: the units calibrate settles "
+                         "are those of the HiSilicon Kunpeng 930 PCIe PMU and PTT",
+                         r->out->device, port->bdf);
+                return -ENODEV;
+        }
+        SET_TEXT(r->out->pmu, r->pmu->name);
+        snprintf(r->out->ptt, sizeof(r->out->ptt), "hisi_ptt%u_%u", r->pmu->sicl, r->pmu->core);
+        if (!r->env->load) {
+                snprintf(why, whylen,
+                         "no load can be made on this machine view (an lspci dump or a copied "
+                         "sysfs tree): run calibrate on the machine itself");
+                return -EOPNOTSUPP;
+        }
+        return 0;
+}
+
+/* Opens @pair of the PMU with @filter as one enabled group. */
+static int open_pair(struct run *r, enum hisi_pcie_pair pair, const struct hisi_pcie_filter *filter,
+                     struct perf_group **g, char *why, size_t whylen)
+{
+        struct perf_event_attr attrs[2];
+        int ret = hisi_pcie_pair_attrs(r->pmu, pair, filter, attrs);
+
+        if (!ret)
+                ret = perf_group_open(r->env, attrs, 2, r->pmu->cpu, g, NULL);
+        if (!ret)
+                ret = perf_group_enable(*g);
+        if (ret)
+                snprintf(why, whylen, "%s: cannot count %s: %s (%s)", r->pmu->name,
+                         hisi_pcie_pair_info(pair)->name, strerror(-ret), perf_open_advice(ret));
+        return ret;
+}
+
+/* The change of @g since *@base, and *@base moved on. -ERANGE: went back. */
+static int take(struct perf_group *g, struct perf_group_reading *base,
+                struct perf_group_reading *delta)
+{
+        struct perf_group_reading cur;
+        int ret = perf_group_read(g, &cur);
+
+        if (!ret)
+                ret = perf_reading_delta(&cur, base, delta);
+        if (!ret || ret == -ERANGE)
+                *base = cur;
+        return ret;
+}
+
+/* ---- phase 1: bytes per flux count, the time clock ---- */
+
+static void phase_flux(struct run *r)
+{
+        struct calibration *c = r->out;
+        struct hisi_pcie_filter filter = {.bdf = r->rid, .len_mode = 1}; /* payload only */
+        struct perf_group *g = NULL;
+        struct perf_group_reading base, idle, load;
+        char why[300];
+        bool shared = false;
+
+        if (open_pair(r, HISI_RX_MWR_FLUX, &filter, &g, why, sizeof(why))) {
+                SET_TEXT(c->flux_unit_bytes.why, why);
+                SET_TEXT(c->time_clock_hz.why, why);
+                return;
+        }
+        perf_group_read(g, &base);
+        for (unsigned int i = 0; i < r->o->repeats; i++) {
+                uint64_t bytes;
+
+                progress(r, "flux %u/%u: idle %.1f s, then %llu bytes", i + 1, r->o->repeats,
+                         r->o->idle_seconds, (unsigned long long)r->o->bytes);
+                take(g, &base, &idle); /* restart the base at the window's start */
+                wait_until(r, now(r) + r->o->idle_seconds);
+                if (take(g, &base, &idle))
+                        continue;
+                bytes = load_run(r, r->o->io_size, r->o->bytes);
+                if (take(g, &base, &load) || !bytes)
+                        continue;
+                /* Another perf user multiplexed the counters: counts are
+                 * missing for part of the load. */
+                if (idle.time_running < idle.time_enabled ||
+                    load.time_running < load.time_enabled) {
+                        shared = true;
+                        continue;
+                }
+                double idle_s = (double)idle.time_running / 1e9;
+                double load_s = (double)load.time_running / 1e9;
+
+                calib_value_add(&c->flux_unit_bytes,
+                                calib_flux_unit(bytes, (double)load.values[0], load_s,
+                                                (double)idle.values[0], idle_s));
+                calib_value_add(&c->time_clock_hz, calib_rate((double)idle.values[1], idle_s));
+                calib_value_add(&c->time_clock_hz, calib_rate((double)load.values[1], load_s));
+        }
+        perf_group_close(g);
+        if (shared)
+                note(r, "The PMU was shared with another perf user (the pcie plugin?) during some "
+                        "repeats; they were left out. Stop it while calibrating.");
+        if (r->load_error)
+                snprintf(c->flux_unit_bytes.why, sizeof(c->flux_unit_bytes.why),
+                         "the load failed: %.160s", r->load_why);
+        else if (!c->flux_unit_bytes.repeats)
+                snprintf(c->flux_unit_bytes.why, sizeof(c->flux_unit_bytes.why),
+                         "the load added no rx_mwr flux counts for requester %s: the device did "
+                         "not DMA-write, or the PMU does not see it",
+                         c->device);
+}
+
+/* ---- trace windows (phases 2 and 3) ---- */
+
+struct window {
+        struct calib_time_obs obs;
+        double seconds; /* enable to disable */
+        /* phase 3: the port's latency pair, the port's and the device's
+         * rx_mrd flux, over the window */
+        struct perf_group_reading pmu[3];
+        bool have_pmu;
+        struct ptt_hist lat_first; /* request -> first completion, ticks */
+        uint64_t outbound_tlps[CALIB_MAX_OUTBOUND];
+        uint16_t outbound_rid[CALIB_MAX_OUTBOUND];
+        size_t outbound_count;
+};
+
+static void time_sink(void *ctx, const uint8_t *p, size_t len, enum ptt_format fmt)
+{
+        struct window *w = ctx;
+        size_t size = ptt_format_entry_size(fmt);
+
+        for (size_t off = 0; off + size <= len; off += size) {
+                const uint8_t *e = p + off;
+                uint32_t t;
+
+                if (fmt == PTT_FORMAT_8DW)
+                        t = (uint32_t)e[28] | (uint32_t)e[29] << 8 | (uint32_t)e[30] << 16 |
+                            (uint32_t)e[31] << 24;
+                else
+                        t = ((uint32_t)e[0] | (uint32_t)e[1] << 8) & 0x7ff;
+                calib_time_obs_add(&w->obs, t);
+        }
+}
+
+/* The outbound requests' requester IDs of a window (completions carry
+ * the device's ID as requester: left out). */
+static void take_outbound(struct window *w, const struct ptt_stats *st)
+{
+        struct ptt_requester_row rows[CALIB_MAX_OUTBOUND + 1];
+        size_t n = ptt_stats_requesters(st, CALIB_MAX_OUTBOUND, rows, CALIB_MAX_OUTBOUND + 1);
+
+        for (size_t i = 0; i < n && i < CALIB_MAX_OUTBOUND + 1; i++) {
+                uint64_t req = 0;
+
+                if (rows[i].other)
+                        continue;
+                for (int k = 0; k < TLP_KIND_COUNT; k++)
+                        if (k != TLP_CPL && k != TLP_CPLD && k != TLP_CPLLK && k != TLP_CPLDLK)
+                                req += rows[i].by_kind[PTT_DIR_OUTBOUND][k].tlps;
+                if (req && w->outbound_count < CALIB_MAX_OUTBOUND) {
+                        w->outbound_rid[w->outbound_count] = rows[i].requester_id;
+                        w->outbound_tlps[w->outbound_count++] = req;
+                }
+        }
+}
+
+/*
+ * One trace window of @topts with a load running all along (restarted
+ * when it ends) and, when @g is given, the latency pair read at the
+ * window's start and end. Returns 0, or a negative errno with @why.
+ */
+static int trace_window(struct run *r, const struct ptt_capture_opts *topts, struct perf_group **g,
+                        size_t ng, struct window *w, char *why, size_t whylen)
+{
+        struct ptt_capture *cap = NULL;
+        struct perf_group_reading base[3] = {0};
+        double start = now(r), on = 0;
+        char err[256] = "";
+        int ret;
+
+        ret =
+            ptt_capture_new(r->env, r->out->ptt, topts, NULL, 0, 1, start, &cap, err, sizeof(err));
+        if (ret) {
+                snprintf(why, whylen, "%s: %s", r->out->ptt, err[0] ? err : strerror(-ret));
+                return ret;
+        }
+        ptt_capture_set_sink(cap, time_sink, w);
+        ret = load_start(r, r->o->trace_io_size, r->o->command ? r->o->bytes : (uint64_t)1 << 40);
+        for (int state = 0; !ret && state < 2;) {
+                double t = now(r);
+
+                ret = ptt_capture_tick(cap, t);
+                if (ret)
+                        break;
+                bool running = ptt_capture_stats(cap)->running;
+
+                if (state == 0 && running) {
+                        on = t;
+                        for (size_t k = 0; k < ng; k++)
+                                perf_group_read(g[k], &base[k]);
+                        state = 1;
+                } else if (state == 1 && !running) {
+                        w->seconds = t - on;
+                        w->have_pmu = ng > 0;
+                        for (size_t k = 0; k < ng; k++)
+                                w->have_pmu &= !take(g[k], &base[k], &w->pmu[k]);
+                        state = 2;
+                        break;
+                }
+                if (state == 0 && t > start + 2) {
+                        snprintf(why, whylen, "%s: the trace window did not start (%s)",
+                                 r->out->ptt,
+                                 strerror(ptt_capture_stats(cap)->last_error ?: ETIMEDOUT));
+                        ret = -ETIMEDOUT;
+                        break;
+                }
+                if (load_poll(r) == 1 && !r->o->command)
+                        load_start(r, r->o->trace_io_size, (uint64_t)1 << 40);
+                if (r->load_error) {
+                        snprintf(why, whylen, "the load failed: %s", r->load_why);
+                        ret = r->load_error;
+                        break;
+                }
+                double next = ptt_capture_next_tick(cap);
+
+                wait_until(r, next < t + POLL_SECONDS ? next : t + POLL_SECONDS);
+        }
+        load_stop(r);
+        if (!ret) {
+                const struct ptt_stats *st = ptt_summary_window(ptt_capture_summary(cap));
+
+                w->lat_first = st->lat_first;
+                take_outbound(w, st);
+        } else if (!why[0]) {
+                snprintf(why, whylen, "%s: %s", r->out->ptt, strerror(-ret));
+        }
+        ptt_capture_free(cap);
+        return ret;
+}
+
+static void trace_defaults(struct run *r, struct ptt_capture_opts *t)
+{
+        ptt_capture_opts_default(t);
+        t->duration_s = r->o->trace_seconds;
+        t->period_s = 3600; /* one window per capture */
+        t->top_n = CALIB_MAX_OUTBOUND;
+}
+
+/* ---- phase 2: the PTT clock, its time mode, outbound requester IDs ---- */
+
+static void add_outbound(struct calibration *c, const struct window *w)
+{
+        for (size_t i = 0; i < w->outbound_count; i++) {
+                size_t k = 0;
+
+                while (k < c->outbound_count && c->outbound[k].requester_id != w->outbound_rid[i])
+                        k++;
+                if (k == c->outbound_count) {
+                        if (k == CALIB_MAX_OUTBOUND)
+                                continue;
+                        c->outbound[k].requester_id = w->outbound_rid[i];
+                        c->outbound_count++;
+                }
+                c->outbound[k].tlps += w->outbound_tlps[i];
+        }
+}
+
+static void phase_clock(struct run *r)
+{
+        struct calibration *c = r->out;
+        struct ptt_capture_opts t;
+        struct window *w = calloc(r->o->repeats, sizeof(*w));
+        uint64_t rising = 0, pairs = 0;
+        enum calib_time_mode mode = CALIB_TIME_UNDECIDED;
+        char why[300] = "";
+        unsigned int done = 0;
+
+        if (!w) {
+                snprintf(c->ptt_clock_hz.why, sizeof(c->ptt_clock_hz.why), "out of memory");
+                return;
+        }
+        trace_defaults(r, &t);
+        t.format = PTT_FORMAT_8DW; /* a 32-bit Time field */
+        t.direction = 1;           /* outbound P, NP, CPL */
+        SET_TEXT(t.root_ports[0], c->root_port);
+        t.root_port_count = 1;
+        for (unsigned int i = 0; i < r->o->repeats; i++) {
+                progress(r, "PTT clock %u/%u: %.2f s of 8DW outbound entries at %s", i + 1,
+                         r->o->repeats, r->o->trace_seconds, c->root_port);
+                calib_time_obs_init(&w[i].obs, 32);
+                why[0] = '\0';
+                if (trace_window(r, &t, NULL, 0, &w[i], why, sizeof(why)))
+                        break;
+                done++;
+                rising += w[i].obs.rising;
+                pairs += w[i].obs.moved;
+                add_outbound(c, &w[i]);
+                enum calib_time_mode m = calib_time_mode_of(&w[i].obs);
+
+                mode = i == 0 ? m : (m == mode ? mode : CALIB_TIME_UNDECIDED);
+        }
+        c->ptt_rising_share = pairs ? (double)rising / (double)pairs : 0;
+        c->ptt_time_mode = done ? mode : CALIB_TIME_UNDECIDED;
+        if (!done) {
+                SET_TEXT(c->ptt_time_why, why);
+        } else if (mode == CALIB_TIME_UNDECIDED) {
+                snprintf(c->ptt_time_why, sizeof(c->ptt_time_why),
+                         "%llu neighbouring Time fields that differ: neither a free-running "
+                         "counter (>= 90 %% rise) nor deltas (<= 75 %%), or too few (< 100 per "
+                         "window), or the windows disagree",
+                         (unsigned long long)pairs);
+        }
+        for (unsigned int i = 0; i < done && mode != CALIB_TIME_UNDECIDED; i++)
+                calib_value_add(&c->ptt_clock_hz,
+                                calib_rate((double)calib_time_span(&w[i].obs, mode), w[i].seconds));
+        if (!c->ptt_clock_hz.repeats)
+                snprintf(c->ptt_clock_hz.why, sizeof(c->ptt_clock_hz.why), "%s",
+                         done ? "the time mode could not be decided (see ptt_time)" : why);
+        if (!c->outbound_count)
+                snprintf(c->outbound_why, sizeof(c->outbound_why), "%s",
+                         done ? "no outbound request was traced at the Root Port" : why);
+        free(w);
+}
+
+/* ---- phase 3: the latency clock ---- */
+
+static void phase_latency(struct run *r, double ptt_hz)
+{
+        struct calibration *c = r->out;
+        struct hisi_pcie_filter port = {.port = r->port_bit}, dev = {.bdf = r->rid};
+        struct ptt_capture_opts t;
+        struct perf_group *g[3] = {NULL, NULL, NULL};
+        char why[300] = "";
+        double share = 1;
+
+        if (!(ptt_hz > 0)) {
+                SET_TEXT(c->latency_clock_hz.why,
+                         "needs the PTT clock, which could not be measured");
+                return;
+        }
+        /* The port's latency pair counts the reads of every function below
+         * the port; the two rx_mrd flux pairs tell how much of them were
+         * the device's own (the trace sees only those). */
+        if (open_pair(r, HISI_RX_MRD_LATENCY, &port, &g[0], why, sizeof(why)) ||
+            open_pair(r, HISI_RX_MRD_FLUX, &port, &g[1], why, sizeof(why)) ||
+            open_pair(r, HISI_RX_MRD_FLUX, &dev, &g[2], why, sizeof(why))) {
+                SET_TEXT(c->latency_clock_hz.why, why);
+                for (int k = 0; k < 3; k++)
+                        if (g[k])
+                                perf_group_close(g[k]);
+                return;
+        }
+        trace_defaults(r, &t);
+        t.format = PTT_FORMAT_4DW;
+        t.direction = 2; /* both sides: requests and their completions */
+        t.time_mode = c->ptt_time_mode == CALIB_TIME_ABSOLUTE ? PTT_TIME_ABSOLUTE : PTT_TIME_DELTA;
+        t.clock_hz = (uint64_t)llround(ptt_hz);
+        SET_TEXT(t.requesters[0], c->device);
+        t.requester_count = 1;
+        for (unsigned int i = 0; i < r->o->repeats; i++) {
+                struct window w;
+
+                progress(r, "latency %u/%u: %.2f s of %s's reads and their completions", i + 1,
+                         r->o->repeats, r->o->trace_seconds, c->device);
+                memset(&w, 0, sizeof(w));
+                calib_time_obs_init(&w.obs, 11);
+                why[0] = '\0';
+                if (trace_window(r, &t, g, 3, &w, why, sizeof(why)))
+                        break;
+                if (!w.have_pmu || !w.pmu[1].values[0])
+                        continue;
+                share = (double)w.pmu[2].values[0] / (double)w.pmu[1].values[0];
+                if (share < CALIB_OWN_READS) {
+                        snprintf(c->latency_clock_hz.why, sizeof(c->latency_clock_hz.why),
+                                 "other functions below %s made %.1f %% of its reads: the PMU's "
+                                 "latency is theirs too. Calibrate a device alone below its "
+                                 "Root Port, or keep the others idle",
+                                 c->root_port, (1 - share) * 100);
+                        continue;
+                }
+                calib_value_add(&c->latency_clock_hz,
+                                calib_latency_clock(
+                                    (double)w.pmu[0].values[0], (double)w.pmu[0].values[1],
+                                    (double)w.lat_first.sum, (double)w.lat_first.count, ptt_hz));
+        }
+        for (int k = 0; k < 3; k++)
+                perf_group_close(g[k]);
+        if (!c->latency_clock_hz.repeats && !c->latency_clock_hz.why[0])
+                SET_TEXT(c->latency_clock_hz.why,
+                         why[0] ? why
+                                : "no read of the device was completed in the trace while the "
+                                  "PMU counted rx_mrd latency: the device made no DMA reads");
+}
+
+int engine_calibrate(struct engine *e, const struct calibrate_opts *o, struct calibration *out,
+                     char *why, size_t whylen)
+{
+        struct run r = {.e = e, .env = engine_env(e), .o = o, .out = out};
+        int ret;
+
+        memset(out, 0, sizeof(*out));
+        calib_value_init(&out->flux_unit_bytes, "");
+        calib_value_init(&out->time_clock_hz, "");
+        calib_value_init(&out->ptt_clock_hz, "");
+        calib_value_init(&out->latency_clock_hz, "");
+        out->ptt_time_mode = CALIB_TIME_UNDECIDED;
+        if (!o->device || o->repeats == 0 || o->repeats > CALIB_MAX_REPEATS || o->bytes == 0) {
+                snprintf(why, whylen, "calibrate needs a device, bytes and 1..%d repeats",
+                         CALIB_MAX_REPEATS);
+                return -EINVAL;
+        }
+        ret = find_parts(&r, why, whylen);
+        if (!ret) {
+                phase_flux(&r);
+                phase_clock(&r);
+                calib_value_finish(&out->ptt_clock_hz, o->tolerance);
+                phase_latency(&r, out->ptt_clock_hz.value);
+                calib_value_finish(&out->flux_unit_bytes, o->tolerance);
+                calib_value_finish(&out->time_clock_hz, o->tolerance);
+                calib_value_finish(&out->latency_clock_hz, o->tolerance);
+        }
+        load_stop(&r);
+        hisi_pcie_free(r.pmus, r.pmu_count);
+        pcie_topo_free(r.topo);
+        return ret;
+}

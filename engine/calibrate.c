@@ -190,6 +190,12 @@ static int find_parts(struct run *r, char *why, size_t whylen)
         size_t di;
         int ret;
 
+        if (!r->env->load) {
+                snprintf(why, whylen,
+                         "no load can be made on this machine view (an lspci dump or a copied "
+                         "sysfs tree): run calibrate on the machine itself");
+                return -EOPNOTSUPP;
+        }
         if (pci_addr_parse(r->o->device, &addr)) {
                 snprintf(why, whylen, "--device %s: not a PCI address (dddd:bb:dd.f)",
                          r->o->device);
@@ -237,12 +243,6 @@ static int find_parts(struct run *r, char *why, size_t whylen)
         }
         SET_TEXT(r->out->pmu, r->pmu->name);
         snprintf(r->out->ptt, sizeof(r->out->ptt), "hisi_ptt%u_%u", r->pmu->sicl, r->pmu->core);
-        if (!r->env->load) {
-                snprintf(why, whylen,
-                         "no load can be made on this machine view (an lspci dump or a copied "
-                         "sysfs tree): run calibrate on the machine itself");
-                return -EOPNOTSUPP;
-        }
         return 0;
 }
 

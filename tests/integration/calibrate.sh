@@ -1,0 +1,147 @@
+#!/bin/bash
+# calibrate.sh - `pciescope calibrate` end to end: on a SIMULATED machine
+# whose hidden units all differ from the defaults, every unit is recovered
+# within 2 % and written to a calibration file; that file, given to the
+# CLI (--calibration) and to the real collectd (CalibrationFile), turns the
+# wrong default values into the machine's ground truth; explicit options
+# win over it; bad input and impossible calibrations are refused with the
+# reason and exit status 3.
+. "$(dirname "$0")/lib.sh"
+
+sim_collectd_setup # $tmp, and collectd for part 3
+P="$PCIESCOPE"
+ODD="$FIXTURES/machines/calib-odd-units.json"
+export PCIESCOPE_VIRTUAL_CLOCK=1 PCIESCOPE_MACHINE_DIR="$top_srcdir/sim/machines"
+
+# within VALUE TRUTH PERCENT
+within() { awk -v v="$1" -v t="$2" -v p="$3" 'BEGIN { d = v - t; if (d < 0) d = -d; exit !(t > 0 && d <= p / 100 * t) }'; }
+# field FILE EXPR: a value of the calibration file (python's json)
+field() { python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$1" "$2"; }
+
+# ---- 1. every hidden unit of calib-odd-units.json ---------------------------
+"$P" calibrate --simulate "$ODD" --device 0000:01:00.0 --output "$tmp/odd.json" >"$tmp/odd.txt" 2>"$tmp/odd.err"
+rc=$?
+check "calibrate on calib-odd-units exits 0: all consistent (rc $rc; $(head -c 300 "$tmp/odd.err"))" [ "$rc" -eq 0 ]
+check "stderr says the machine is SIMULATED" grep -q 'SIMULATED machine "calib-odd-units"' "$tmp/odd.err"
+check "the text names the file to give as CalibrationFile" grep -q "CalibrationFile \"$tmp/odd.json\"" "$tmp/odd.txt"
+while read -r key truth; do
+	v=$(field "$tmp/odd.json" "d['$key']['value']")
+	verdict=$(field "$tmp/odd.json" "d['$key']['verdict']")
+	check "$key $v within 2 % of the machine's $truth ($verdict)" \
+		eval 'within "$v" "$truth" 2 && [ "$verdict" = consistent ]'
+done <<EOF
+flux_unit_bytes 16
+time_clock_hz 200e6
+latency_clock_hz 500e6
+ptt_clock_hz 250e6
+EOF
+check "ptt_time_mode: absolute (the machine's)" [ "$(field "$tmp/odd.json" "d['ptt_time_mode']['value']")" = absolute ]
+check "outbound requests carry the Root Port's ID 00:00.0" \
+	[ "$(field "$tmp/odd.json" "[r['requester'] for r in d['outbound_requesters']]")" = "['00:00.0']" ]
+check "each result lists its repeats (5 by default)" \
+	[ "$(field "$tmp/odd.json" "len(d['flux_unit_bytes']['samples'])")" = 5 ]
+
+"$P" calibrate --simulate "$ODD" --device 0000:01:00.0 --repeat 2 --bytes 256M --json \
+	--output "$tmp/odd2.json" >"$tmp/odd2.out" 2>/dev/null
+check "--json prints what the file holds" cmp -s "$tmp/odd2.out" "$tmp/odd2.json"
+check "--repeat 2 --bytes 256M: 2 loads of 256 MiB" \
+	[ "$(field "$tmp/odd2.json" "(d['load']['bytes'], d['flux_unit_bytes']['repeats'])")" = "(536870912, 2)" ]
+
+# ---- 2. the defaults, and a port other functions read through --------------
+"$P" calibrate --simulate kunpeng930-2p --device 0000:02:00.0 --repeat 3 --output "$tmp/k.json" >/dev/null 2>&1
+rc=$?
+check "kunpeng930-2p: exit 0 (rc $rc)" [ "$rc" -eq 0 ]
+check "kunpeng930-2p: the assumed defaults hold: 4 B, 100 MHz, 1 GHz, delta" \
+	eval 'within "$(field "$tmp/k.json" "d[\"flux_unit_bytes\"][\"value\"]")" 4 2 &&
+	      within "$(field "$tmp/k.json" "d[\"ptt_clock_hz\"][\"value\"]")" 100e6 2 &&
+	      within "$(field "$tmp/k.json" "d[\"latency_clock_hz\"][\"value\"]")" 1e9 2 &&
+	      [ "$(field "$tmp/k.json" "d[\"ptt_time_mode\"][\"value\"]")" = delta ]'
+"$P" calibrate --simulate kunpeng930-misconfig --device 0000:04:00.0 --repeat 2 --output "$tmp/m.json" >"$tmp/m.txt" 2>&1
+rc=$?
+check "a port shared with another reader: exit 1, some not consistent (rc $rc)" [ "$rc" -eq 1 ]
+check "... the latency clock is not measurable, and says why" \
+	grep -q 'other functions below 0000:00:08.0 made' "$tmp/m.txt"
+check "... and is left out of what the file applies" \
+	[ "$(field "$tmp/m.json" "d['latency_clock_hz']['verdict']")" = "not measurable" ]
+
+# ---- 3. the file changes the published values ------------------------------
+# rx_mwr bandwidth and latency of port 0000:00:00.0 (the NVMe's port).
+pmu_value() { # metric event|tlp [options...]
+	local metric=$1 sel=$2
+	shift 2
+	"$P" pmu --simulate "$ODD" --count 1 --json "$@" 2>/dev/null | python3 -c '
+import json, sys
+metric, sel = sys.argv[1], sys.argv[2]
+for r in reversed(json.load(sys.stdin)):  # the last interval first
+    l = r["labels"]
+    if r["metric"] == metric and l.get("port") == "0000:00:00.0" and sel in (l.get("tlp"), l.get("event")) and l.get("direction", "rx") == "rx":
+        print(r["value"]); break' "$metric" "$sel"
+}
+bw0=$(pmu_value pcie_port_bandwidth_bytes_per_second mwr)
+bw1=$(pmu_value pcie_port_bandwidth_bytes_per_second mwr --calibration "$tmp/odd.json")
+bwx=$(pmu_value pcie_port_bandwidth_bytes_per_second mwr --calibration "$tmp/odd.json" --option FluxUnit=4)
+lat0=$(pmu_value pcie_port_latency_seconds rx_mwr)
+lat1=$(pmu_value pcie_port_latency_seconds rx_mwr --calibration "$tmp/odd.json")
+"$top_builddir/tests/tools/sim_truth" "$ODD" 0 1 >"$tmp/truth"
+truth=$(awk '$1 == "0000:00:00.0" && $2 == "rx_mwr" { print $3 }' "$tmp/truth")
+check "without calibration rx_mwr is 4x too low: $bw0 vs truth $truth B/s" \
+	within "$(awk -v a="$bw0" -v b="$truth" 'BEGIN { print a ? b / a : 0 }')" 4 2
+check "--calibration: rx_mwr bandwidth $bw1 B/s within 1 % of the truth $truth" within "${bw1:-0}" "$truth" 1
+check "an explicit --option FluxUnit=4 wins over the file ($bwx = $bw0)" within "${bwx:-0}" "${bw0:-1}" 0.5
+check "--calibration: latency doubles (500 MHz cycles, not 1 GHz): $lat0 -> $lat1 s" \
+	within "$(awk -v a="$lat0" -v b="$lat1" 'BEGIN { print a ? b / a : 0 }')" 2 2
+
+# The real collectd: CalibrationFile in <Plugin pcie>.
+sim_collectd_conf "$tmp/c.conf" "$tmp/csv" "$tmp/c.log" sim "Simulate \"$ODD\"" \
+	"CalibrationFile \"$tmp/odd.json\"" "PMUTLPLength false" "PMUEndpoints false"
+"$COLLECTD" -f -C "$tmp/c.conf" >"$tmp/c.out" 2>&1 &
+pid=$!
+sleep 5
+kill "$pid" && wait "$pid"
+pid=
+f=$(ls "$tmp/csv/sim/pcie-0000:00:00.0/pmu_bandwidth-rx_mwr"-* 2>/dev/null | head -n 1)
+v=$(tail -n 1 "$f" 2>/dev/null | cut -d, -f2)
+check "collectd with CalibrationFile: rx_mwr $v B/s within 1 % of the truth $truth" within "${v:-0}" "$truth" 1
+check "collectd: no errors in the log" eval '! grep -q "\[error\]" "$tmp/c.log"'
+printf '{"pciescope_calibration": 1, "flux_unit_bytes": 4}\n' >"$tmp/bad.json"
+sim_collectd_conf "$tmp/d.conf" "$tmp/csv-d" "$tmp/d.log" sim "Simulate \"$ODD\"" \
+	"CalibrationFile \"$tmp/bad.json\""
+timeout 20 "$COLLECTD" -f -C "$tmp/d.conf" >"$tmp/d.out" 2>&1
+rc=$?
+check "collectd: a broken CalibrationFile stops it at start (rc $rc) naming the option, file and key" \
+	eval '[ "$rc" -ne 0 ] && [ "$rc" -ne 124 ] &&
+	      cat "$tmp/d.out" "$tmp/d.log" 2>/dev/null | grep -q "option CalibrationFile .*bad.json: flux_unit_bytes: not an object"'
+
+
+# ---- 4. refusals ------------------------------------------------------------
+refused() { # description, expected text, command...
+	local what=$1 text=$2
+	shift 2
+	"$@" >"$tmp/r.out" 2>"$tmp/r.err"
+	local rc=$?
+	check "$what: exit 3 and \"$text\" (rc $rc: $(tail -n 1 "$tmp/r.err" | head -c 200))" \
+		eval '[ "$rc" -eq 3 ] && grep -q -- "$text" "$tmp/r.err"'
+}
+refused "no --device" "--device BDF is required" "$P" calibrate --simulate "$ODD"
+refused "no such function" "0000:09:00.0: no such PCI function" "$P" calibrate --simulate "$ODD" --device 0000:09:00.0 --output "$tmp/x.json"
+refused "a Root Port" "is not below a Root Port" "$P" calibrate --simulate "$ODD" --device 0000:00:00.0 --output "$tmp/x.json"
+refused "an Intel machine" "no hisi_pcie PMU covers" "$P" calibrate --simulate spr-2s --device 0000:16:00.0 --output "$tmp/x.json"
+refused "an lspci dump" "no load can be made on this machine view (an lspci dump" "$P" calibrate --pci-dump "$(ls "$FIXTURES"/pcidump/*.txt | head -n 1)" --device 0000:00:00.0 --output "$tmp/x.json"
+refused "--repeat 0" "--repeat 0: a number from 1 to 32" "$P" calibrate --simulate "$ODD" --device 0000:01:00.0 --repeat 0
+refused "--run without --bytes" "--run needs --bytes" "$P" calibrate --simulate "$ODD" --device 0000:01:00.0 --run true
+refused "--bytes 12Q" "--bytes 12Q" "$P" calibrate --simulate "$ODD" --device 0000:01:00.0 --bytes 12Q
+refused "an unwritable --output" "cannot write the calibration file" "$P" calibrate --simulate "$ODD" --device 0000:01:00.0 --repeat 1 --bytes 64M --output /nonexistent/dir/c.json
+printf '{"pciescope_calibration": 1, "flux_unit_bytes": {"value": 4, "verdict": "consistent"},}' >"$tmp/comma.json"
+refused "--calibration with a JSON error" "comma.json: byte" "$P" pmu --simulate "$ODD" --calibration "$tmp/comma.json"
+refused "--calibration of a missing file" "--calibration $tmp/none.json" "$P" pmu --simulate "$ODD" --calibration "$tmp/none.json"
+# This machine: virtio functions and no HiSilicon PMU.
+live=$(ls /sys/bus/pci/devices 2>/dev/null | tail -n 1)
+if [ -n "$live" ]; then
+	env -u PCIESCOPE_VIRTUAL_CLOCK "$P" calibrate --device "$live" --output "$tmp/x.json" >"$tmp/l.out" 2>"$tmp/l.err"
+	rc=$?
+	check "this machine ($live, no hisi_pcie PMU): exit 3 with the reason (rc $rc: $(head -c 200 "$tmp/l.err"))" \
+		eval '[ "$rc" -eq 3 ] && grep -q "no hisi_pcie PMU covers\|is not below a Root Port" "$tmp/l.err"'
+fi
+check "nothing was written by the refused runs" [ ! -e "$tmp/x.json" ]
+
+done_testing

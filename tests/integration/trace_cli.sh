@@ -202,6 +202,13 @@ res=$("$PYTHON3" "$tmp/report.py" "$f.expect" "$tmp/ns.json" 2 2>&1)
 check "report --clock-hz 500000000 reports ns, twice the ticks ($(echo "$res" | tail -n 1 | head -c 200))" \
 	eval '[ "$(echo "$res" | wc -w)" -eq 3 ]'
 
+# A calibration file's PTT clock counts like --clock-hz (issue 18).
+printf '{"pciescope_calibration": 1, "ptt_clock_hz": {"value": 5e8, "verdict": "consistent"}}\n' >"$tmp/cal.json"
+"$PCIESCOPE" trace report --json --calibration "$tmp/cal.json" "$f" >"$tmp/cal-ns.json" 2>/dev/null
+check "report --calibration (ptt_clock_hz 5e8) = report --clock-hz 500000000" cmp -s "$tmp/ns.json" "$tmp/cal-ns.json"
+"$PCIESCOPE" trace report --json --calibration "$tmp/cal.json" --clock-hz 100000000 "$f" >"$tmp/cal-100.json" 2>/dev/null
+check "an explicit --clock-hz wins over the calibration file" eval '! cmp -s "$tmp/ns.json" "$tmp/cal-100.json"'
+
 # A raw AUX dump of the same buffers reads like the perf.data.
 for fmt in 4dw 8dw; do
 	f="$tmp/raw-$fmt.bin"

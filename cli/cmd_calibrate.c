@@ -5,6 +5,8 @@
  * calibrate.c), printed, and written to a calibration file every front end
  * reads (`CalibrationFile`, `--calibration`).
  */
+#include "pciescope_config.h"
+
 #include <json-c/json.h>
 #include <math.h>
 #include <stdio.h>
@@ -96,6 +98,7 @@ int cmd_calibrate(const struct cli_opts *opts, struct engine *e)
 {
         struct calibrate_opts co;
         struct calibration c;
+        json_object *o;
         char why[512] = "", machine[160] = "";
         const char *path = opts->calib_output ? opts->calib_output : "pciescope-calibration.json";
 
@@ -125,18 +128,18 @@ int cmd_calibrate(const struct cli_opts *opts, struct engine *e)
                 cli_error("calibrate: %s", why);
                 return CLI_EXIT_ERROR;
         }
-        if (calibration_file_write(&c, machine[0] ? machine : NULL, path, why, sizeof(why))) {
+        o = calibration_json(&c, machine[0] ? machine : NULL);
+        json_object_object_add(o, "pciescope_version", json_object_new_string(PACKAGE_VERSION));
+        if (calibration_file_write(o, path, why, sizeof(why))) {
                 cli_error("calibrate: cannot write the calibration file: %s", why);
+                json_object_put(o);
                 return CLI_EXIT_ERROR;
         }
-        if (opts->json) {
-                json_object *o = calibration_json(&c, machine[0] ? machine : NULL);
-
+        if (opts->json)
                 printf("%s\n", json_object_to_json_string_ext(
                                    o, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE));
-                json_object_put(o);
-        } else {
+        else
                 print_text(&c, path, machine[0] ? machine : NULL);
-        }
+        json_object_put(o);
         return all_consistent(&c) ? CLI_EXIT_OK : CLI_EXIT_WARNING;
 }

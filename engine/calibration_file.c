@@ -15,8 +15,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "pciescope_config.h"
-
 /* ---- writing ---- */
 
 static json_object *value_json(const struct calib_value *v)
@@ -49,7 +47,6 @@ json_object *calibration_json(const struct calibration *c, const char *machine)
         const char *mode = time_mode_text(c->ptt_time_mode);
 
         json_object_object_add(o, "pciescope_calibration", json_object_new_int(CALIBRATION_FORMAT));
-        json_object_object_add(o, "pciescope_version", json_object_new_string(PACKAGE_VERSION));
         json_object_object_add(o, "machine", json_object_new_string(machine ? machine : ""));
         json_object_object_add(o, "device", json_object_new_string(c->device));
         json_object_object_add(o, "root_port", json_object_new_string(c->root_port));
@@ -89,10 +86,8 @@ json_object *calibration_json(const struct calibration *c, const char *machine)
         return o;
 }
 
-int calibration_file_write(const struct calibration *c, const char *machine, const char *path,
-                           char *why, size_t whylen)
+int calibration_file_write(json_object *o, const char *path, char *why, size_t whylen)
 {
-        json_object *o = calibration_json(c, machine);
         const char *text = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY |
                                                                  JSON_C_TO_STRING_NOSLASHESCAPE);
         char tmp[4096];
@@ -101,14 +96,12 @@ int calibration_file_write(const struct calibration *c, const char *machine, con
 
         if (snprintf(tmp, sizeof(tmp), "%s.tmp", path) >= (int)sizeof(tmp)) {
                 snprintf(why, whylen, "%s: name too long", path);
-                json_object_put(o);
                 return -ENAMETOOLONG;
         }
         f = fopen(tmp, "we");
         if (!f) {
                 ret = -errno;
                 snprintf(why, whylen, "%s: %s", tmp, strerror(errno));
-                json_object_put(o);
                 return ret;
         }
         if (fputs(text, f) < 0 || fputc('\n', f) < 0)
@@ -121,7 +114,6 @@ int calibration_file_write(const struct calibration *c, const char *machine, con
                 snprintf(why, whylen, "%s: %s", path, strerror(-ret));
                 unlink(tmp);
         }
-        json_object_put(o);
         return ret;
 }
 

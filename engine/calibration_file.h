@@ -32,13 +32,13 @@ struct calibration_units {
 };
 
 /* The calibration as JSON (the file's content and `calibrate --json`).
- * @machine: what was calibrated, for people ("SIMULATED kunpeng930-2p"). */
+ * @machine: what was calibrated, for people ("SIMULATED kunpeng930-2p").
+ * The host adds "pciescope_version". */
 struct json_object *calibration_json(const struct calibration *c, const char *machine);
 
-/* Writes calibration_json() to @path (via a temporary file and rename).
- * 0 or a negative errno with @why naming the file. */
-int calibration_file_write(const struct calibration *c, const char *machine, const char *path,
-                           char *why, size_t whylen);
+/* Writes @o (pretty) to @path via a temporary file and rename. 0 or a
+ * negative errno with @why naming the file. */
+int calibration_file_write(struct json_object *o, const char *path, char *why, size_t whylen);
 
 /*
  * calibration_file_read - parse @path. Returns 0, or -ENOENT/-EACCES/...

@@ -653,6 +653,8 @@ static int open_and_map(struct ptt_capture *c)
         attr.type = perf_pmu_type(c->pmu);
         attr.config = c->config;
         attr.disabled = 1;
+        /* perf's own clock of the window: from ENABLE to DISABLE. */
+        attr.read_format = PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING;
         ret = ops->open(ops->ctx, &attr, -1, c->cpu, -1, 0);
         if (ret < 0)
                 return ret;
@@ -760,12 +762,25 @@ static void quantiles(struct ptt_capture *c)
                             (double)ptt_hist_quantile(h[i], q[j]) / (double)c->o.clock_hz;
 }
 
+/* The window's length as perf measured it (value, time enabled, time
+ * running), or 0 when the read does not say. */
+static void window_length(struct ptt_capture *c)
+{
+        const struct perf_ops *ops = c->env->perf;
+        uint64_t v[3] = {0, 0, 0};
+
+        c->st.window_seconds = 0;
+        if (ops->read(ops->ctx, c->fd, v, sizeof(v)) == (ssize_t)sizeof(v))
+                c->st.window_seconds = (double)v[1] / 1e9;
+}
+
 static int end_window(struct ptt_capture *c, double now)
 {
         const struct perf_ops *ops = c->env->perf;
         int ret = poll_window(c, now), ret2;
 
         ret2 = ops->ioctl(ops->ctx, c->fd, PERF_EVENT_IOC_DISABLE, 0);
+        window_length(c);
         drain_records(c);
         consume_aux(c);
         unmap_close(c);

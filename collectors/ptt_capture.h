@@ -129,14 +129,15 @@ const char *ptt_window_result_name(enum ptt_window_result r);
 
 struct ptt_capture_stats {
         uint64_t windows[PTT_WINDOW_RESULTS];
-        uint64_t restarts;    /* DISABLE + ENABLE after a silent stop */
-        uint64_t trace_bytes; /* AUX bytes consumed */
-        uint64_t truncated;   /* PERF_RECORD_AUX with TRUNCATED */
-        uint64_t partial;     /* PERF_RECORD_AUX with PARTIAL */
-        uint64_t aux_records; /* PERF_RECORD_AUX seen */
-        uint64_t lost_bytes;  /* AUX bytes overwritten before they were read */
-        int last_error;       /* errno of the last failed window, 0 */
-        bool running;         /* a window is open now */
+        uint64_t restarts;     /* DISABLE + ENABLE after a silent stop */
+        uint64_t trace_bytes;  /* AUX bytes consumed */
+        uint64_t truncated;    /* PERF_RECORD_AUX with TRUNCATED */
+        uint64_t partial;      /* PERF_RECORD_AUX with PARTIAL */
+        uint64_t aux_records;  /* PERF_RECORD_AUX seen */
+        uint64_t lost_bytes;   /* AUX bytes overwritten before they were read */
+        int last_error;        /* errno of the last failed window, 0 */
+        bool running;          /* a window is open now */
+        double window_seconds; /* the last window, ENABLE to DISABLE as perf timed it; 0: unknown */
         /* Latency quantiles of the last window with matches, seconds;
          * [0] first, [1] last completion; q = 0.5, 0.9, 0.99. */
         bool have_quantiles;

@@ -346,6 +346,7 @@ struct window {
         struct perf_group_reading pmu[3];
         bool have_pmu;
         struct ptt_hist lat_first; /* request -> first completion, ticks */
+        bool gap; /* the driver stopped or lost data: the Time fields have a hole */
         uint64_t outbound_tlps[CALIB_MAX_OUTBOUND];
         uint16_t outbound_rid[CALIB_MAX_OUTBOUND];
         size_t outbound_count;
@@ -427,7 +428,11 @@ static int trace_window(struct run *r, const struct ptt_capture_opts *topts, str
                                 perf_group_read(g[k], &base[k]);
                         state = 1;
                 } else if (state == 1 && !running) {
-                        w->seconds = t - on;
+                        /* perf's time from ENABLE to DISABLE; our ticks
+                         * around them if it does not say. */
+                        w->seconds = ptt_capture_stats(cap)->window_seconds;
+                        if (!(w->seconds > 0))
+                                w->seconds = t - on;
                         w->have_pmu = ng > 0;
                         for (size_t k = 0; k < ng; k++)
                                 w->have_pmu &= !take(g[k], &base[k], &w->pmu[k]);
@@ -456,7 +461,10 @@ static int trace_window(struct run *r, const struct ptt_capture_opts *topts, str
         if (!ret) {
                 const struct ptt_stats *st = ptt_summary_window(ptt_capture_summary(cap));
 
+                const struct ptt_capture_stats *cs = ptt_capture_stats(cap);
+
                 w->lat_first = st->lat_first;
+                w->gap = cs->restarts || cs->truncated || cs->lost_bytes;
                 take_outbound(w, st);
         } else if (!why[0]) {
                 snprintf(why, whylen, "%s: %s", r->out->ptt, strerror(-ret));
@@ -537,9 +545,17 @@ static void phase_clock(struct run *r)
                          "window), or the windows disagree",
                          (unsigned long long)pairs);
         }
-        for (unsigned int i = 0; i < done && mode != CALIB_TIME_UNDECIDED; i++)
+        for (unsigned int i = 0; i < done && mode != CALIB_TIME_UNDECIDED; i++) {
+                if (w[i].gap) { /* a restarted trace: its span misses the hole */
+                        note(r,
+                             "PTT clock window %u was cut by a driver stop (the reader fell "
+                             "behind) and left out.",
+                             i + 1);
+                        continue;
+                }
                 calib_value_add(&c->ptt_clock_hz,
                                 calib_rate((double)calib_time_span(&w[i].obs, mode), w[i].seconds));
+        }
         if (!c->ptt_clock_hz.repeats)
                 snprintf(c->ptt_clock_hz.why, sizeof(c->ptt_clock_hz.why), "%s",
                          done ? "the time mode could not be decided (see ptt_time)" : why);

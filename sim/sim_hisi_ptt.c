@@ -1044,6 +1044,10 @@ struct ptt_event {
         struct sim_pmu_event e;
         uint64_t config;
         int cpu;
+        /* perf's enabled time (read_format TOTAL_TIME_ENABLED/RUNNING):
+         * from ENABLE to DISABLE, whatever the driver did meanwhile. */
+        bool on;
+        double on_since, on_total;
 };
 
 static bool known_requester(const struct sim_machine *m, size_t ci, uint32_t rid)
@@ -1144,6 +1148,9 @@ static int ptt_start(struct sim_pmu_core *c, struct sim_pmu_event *ev, size_t ci
         memset(&d->truth, 0, sizeof(d->truth));
         d->lat_n = 0;
         d->keep_latencies = p->keep_latencies;
+        ((struct ptt_event *)ev)->on = ev->enabled;
+        ((struct ptt_event *)ev)->on_since = now_s(p);
+        ((struct ptt_event *)ev)->on_total = 0;
         if (ev->enabled)
                 trace_start(p, d, ci);
         return 0;
@@ -1154,8 +1161,11 @@ static int ptt_start(struct sim_pmu_core *c, struct sim_pmu_event *ev, size_t ci
 static void ptt_report(struct sim_pmu_core *c, const struct sim_pmu_event *ev,
                        struct sim_pmu_report *out)
 {
-        (void)c, (void)ev;
+        const struct ptt_event *e = (const struct ptt_event *)ev;
+        double on = e->on_total + (e->on ? now_s(c->owner) - e->on_since : 0);
+
         *out = (struct sim_pmu_report){0};
+        out->enabled_ns = out->running_ns = on > 0 ? (uint64_t)(on * 1e9) : 0;
 }
 
 static void ptt_enable(struct sim_pmu_core *c, struct sim_pmu_event *ev, size_t ci, bool on)
@@ -1163,7 +1173,15 @@ static void ptt_enable(struct sim_pmu_core *c, struct sim_pmu_event *ev, size_t 
         struct sim_ptt *p = c->owner;
         struct ptt_dev *d = &p->devs[ci];
 
-        (void)ev;
+        struct ptt_event *e = (struct ptt_event *)ev;
+
+        if (on && !e->on) {
+                e->on = true;
+                e->on_since = now_s(p);
+        } else if (!on && e->on) {
+                e->on = false;
+                e->on_total += now_s(p) - e->on_since;
+        }
         if (!on)
                 trace_stop(d);
         else if (!d->enabled)

@@ -85,7 +85,7 @@ rm -f "\$err"
 exit \$rc
 EOF
 chmod +x "$work/shim/cli/pciescope"
-for script in cli.sh trace_cli.sh uncore_cli.sh; do
+for script in cli.sh trace_cli.sh uncore_cli.sh calibrate.sh; do
 	out="$work/$script.out"
 	rm -f "$work/reports/"*
 	(cd "$work/build" && unset CMOCKA_MESSAGE_OUTPUT &&

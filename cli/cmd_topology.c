@@ -190,6 +190,42 @@ static void print_tree(const struct pcie_topo *topo)
         }
 }
 
+/*
+ * The array json-c would print for the whole topology (JSON_C_TO_STRING_
+ * PRETTY: "[", the elements indented by two spaces and joined by ",", "]"),
+ * one function at a time: a tree of every function and one string of the
+ * whole page cost a thousand functions several megabytes of fresh memory,
+ * whose page faults were most of the command's time (issue 17).
+ */
+static void print_json(const struct pcie_topo *topo)
+{
+        size_t n = pcie_topo_count(topo);
+
+        if (n == 0) {
+                json_object *arr = json_object_new_array();
+
+                puts(json_object_to_json_string_ext(arr, JSON_C_TO_STRING_PRETTY));
+                json_object_put(arr);
+                return;
+        }
+        fputs("[\n", stdout);
+        for (size_t i = 0; i < n; i++) {
+                json_object *o = function_json(topo, pcie_topo_get(topo, i));
+                const char *text = json_object_to_json_string_ext(
+                    o, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE);
+
+                fputs("  ", stdout);
+                for (const char *nl; (nl = strchr(text, '\n')); text = nl + 1) {
+                        fwrite(text, 1, (size_t)(nl - text) + 1, stdout);
+                        fputs("  ", stdout);
+                }
+                fputs(text, stdout);
+                fputs(i + 1 < n ? ",\n" : "\n", stdout);
+                json_object_put(o);
+        }
+        fputs("]\n", stdout);
+}
+
 int cmd_topology(const struct cli_opts *opts, struct hw_env *env)
 {
         struct pcie_topo_opts topo_opts = {.names = opts->names,
@@ -199,13 +235,7 @@ int cmd_topology(const struct cli_opts *opts, struct hw_env *env)
         if (cli_scan(opts, env, &topo_opts, &topo))
                 return CLI_EXIT_ERROR;
         if (opts->json) {
-                json_object *arr = json_object_new_array();
-
-                for (size_t i = 0; i < pcie_topo_count(topo); i++)
-                        json_object_array_add(arr, function_json(topo, pcie_topo_get(topo, i)));
-                puts(json_object_to_json_string_ext(arr, JSON_C_TO_STRING_PRETTY |
-                                                             JSON_C_TO_STRING_NOSLASHESCAPE));
-                json_object_put(arr);
+                print_json(topo);
         } else {
                 print_tree(topo);
                 if (pcie_topo_truncated(topo))

@@ -250,16 +250,28 @@ static int find_parts(struct run *r, char *why, size_t whylen)
 static int open_pair(struct run *r, enum hisi_pcie_pair pair, const struct hisi_pcie_filter *filter,
                      struct perf_group **g, char *why, size_t whylen)
 {
+        const struct hisi_pcie_pair_info *pi = hisi_pcie_pair_info(pair);
         struct perf_event_attr attrs[2];
-        int ret = hisi_pcie_pair_attrs(r->pmu, pair, filter, attrs);
+        int ret;
+
+        if (!r->pmu->offered[pair]) {
+                /* Before Linux 6.9 the driver offers only rx_mrd and tx_mrd
+                 * flux and three latency pairs. */
+                snprintf(why, whylen,
+                         "%s: this kernel's hisi_pcie driver offers no %s/%s pair (Linux 6.9 "
+                         "or later does), so the load's traffic cannot be counted here",
+                         r->pmu->name, pi->primary, pi->secondary);
+                return -ENOENT;
+        }
+        ret = hisi_pcie_pair_attrs(r->pmu, pair, filter, attrs);
 
         if (!ret)
                 ret = perf_group_open(r->env, attrs, 2, r->pmu->cpu, g, NULL);
         if (!ret)
                 ret = perf_group_enable(*g);
         if (ret)
-                snprintf(why, whylen, "%s: cannot count %s: %s (%s)", r->pmu->name,
-                         hisi_pcie_pair_info(pair)->name, strerror(-ret), perf_open_advice(ret));
+                snprintf(why, whylen, "%s: cannot count %s: %s (%s)", r->pmu->name, pi->name,
+                         strerror(-ret), perf_open_advice(ret));
         return ret;
 }
 

@@ -73,6 +73,14 @@ check "... the latency clock is not measurable, and says why" \
 check "... and is left out of what the file applies" \
 	[ "$(field "$tmp/m.json" "d['latency_clock_hz']['verdict']")" = "not measurable" ]
 
+"$P" calibrate --simulate kunpeng930-2p --kernel 6.2 --device 0000:02:00.0 --repeat 2 --output "$tmp/k62.json" >"$tmp/k62.txt" 2>&1
+rc=$?
+check "Linux 6.2 (no rx_mwr_flux pair): exit 1, the flux unit not measurable and why (rc $rc)" \
+	eval '[ "$rc" -eq 1 ] && grep -q "offers no rx_mwr_flux/rx_mwr_time pair (Linux 6.9 or later does)" "$tmp/k62.txt"'
+check "... the PTT and latency clocks still measured" \
+	eval 'within "$(field "$tmp/k62.json" "d[\"latency_clock_hz\"][\"value\"]")" 1e9 2 &&
+	      [ "$(field "$tmp/k62.json" "d[\"ptt_clock_hz\"][\"verdict\"]")" = consistent ]'
+
 # ---- 3. the file changes the published values ------------------------------
 # rx_mwr bandwidth and latency of port 0000:00:00.0 (the NVMe's port).
 pmu_value() { # metric event|tlp [options...]

@@ -34,6 +34,11 @@ struct cli_opts {
         const char *auth_password_file; /* --basic-auth-password-file */
         const char *instance;           /* --instance: an instance label */
         bool detail_given;              /* --detail was on the command line */
+
+        /* snapshot (issue 18) */
+        const char *snapshot_out;         /* -o, --output FILE.tar.gz */
+        const char *snapshot_description; /* --description FILE: machine.json here too */
+        bool snapshot_trace;              /* --trace: a short PTT window per device */
 };
 
 /* Exit statuses shared by the subcommands. */
@@ -71,6 +76,10 @@ void cli_count(const struct cli_opts *opts, struct engine *e,
 /* trace dump|report FILE: off-line, needs no PCI access (cmd_trace.c). */
 int cmd_trace(const struct cli_opts *opts, int argc, char **argv);
 int cmd_exporter(const struct cli_opts *opts);
+/* snapshot (cmd_snapshot.c): an archive of what reproduces this machine. */
+int cmd_snapshot(const struct cli_opts *opts, struct engine *e);
+/* `audit --json`'s text (malloc'd), or NULL after saying why on stderr. */
+char *cli_audit_json(const struct cli_opts *opts, struct hw_env *env);
 
 /* Shared by the counting commands (cmd_pmu.c). */
 struct json_object;

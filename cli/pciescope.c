@@ -107,6 +107,9 @@ static void usage(FILE *out)
                      "  exporter    serve /metrics for Prometheus (text or OpenMetrics) until\n"
                      "              SIGINT/SIGTERM: the collectd plugin's values, names and\n"
                      "              labels, without collectd\n"
+                     "  snapshot    what reproduces this machine elsewhere, read-only and\n"
+                     "              without secrets, in one tar.gz with a simulator\n"
+                     "              description (README: pciescope snapshot)\n"
                      "\n"
                      "Options:\n"
                      "  --json              machine-readable output (see docs/topology-json.md)\n"
@@ -153,6 +156,11 @@ static void usage(FILE *out)
                      "                      (default none: Prometheus adds the target's)\n"
                      "  --option KEY=VALUE  exporter, top, pmu, iio: any option of the collectd\n"
                      "                      plugin's table (`pciescope options`), repeatable\n"
+                     "  -o, --output FILE   snapshot: the archive (default\n"
+                     "                      pciescope-snapshot-<date>.tar.gz)\n"
+                     "  --description FILE  snapshot: write the machine description here too\n"
+                     "  --trace             snapshot: add a short PTT trace window per\n"
+                     "                      hisi_ptt device\n"
                      "  -h, --help          this text\n"
                      "  -V, --version       the version\n");
 }
@@ -349,6 +357,8 @@ static int run_command(const char *command, struct cli_opts *opts)
                 status = cmd_audit(opts, engine_env(e));
         else if (!strcmp(command, "uncore"))
                 status = cmd_uncore(opts, engine_env(e));
+        else if (!strcmp(command, "snapshot"))
+                status = cmd_snapshot(opts, e);
         else if (engine_start(e))
                 status = CLI_EXIT_ERROR;
         else if (!strcmp(command, "iio"))
@@ -390,7 +400,10 @@ int main(int argc, char **argv)
             {"basic-auth-user", required_argument, NULL, 'u'},
             {"basic-auth-password-file", required_argument, NULL, 'w'},
             {"instance", required_argument, NULL, 'I'},
-            {"option", required_argument, NULL, 'o'},
+            {"option", required_argument, NULL, 'O'},
+            {"output", required_argument, NULL, 'o'},
+            {"description", required_argument, NULL, 'D'},
+            {"trace", no_argument, NULL, 'Y'},
             {"help", no_argument, NULL, 'h'},
             {"version", no_argument, NULL, 'V'},
             {NULL, 0, NULL, 0},
@@ -440,7 +453,7 @@ int main(int argc, char **argv)
         /* getopt stops at the first non-option (the "+" of the first scan
          * sticks), so trace's SUBCOMMAND and FILE are taken here one by one
          * and the options around them still parse. */
-        while (!bad && ((c = getopt_long(argc, argv, "hV", long_opts, NULL)) != -1 ||
+        while (!bad && ((c = getopt_long(argc, argv, "hVo:", long_opts, NULL)) != -1 ||
                         take_trace_arg(command, argc, argv, trace_args, &trace_argc))) {
                 switch (c) {
                 case -1:
@@ -538,9 +551,18 @@ int main(int argc, char **argv)
                 case 'I':
                         opts.instance = optarg;
                         break;
-                case 'o':
+                case 'O':
                         bad = set_key_value(&opts, optarg);
                         opts.detail_given |= !strncasecmp(optarg, "Detail=", 7);
+                        break;
+                case 'o':
+                        opts.snapshot_out = optarg;
+                        break;
+                case 'D':
+                        opts.snapshot_description = optarg;
+                        break;
+                case 'Y':
+                        opts.snapshot_trace = true;
                         break;
                 case 'X':
                         if (parse_size(optarg, &opts.trace_max_size)) {
@@ -584,7 +606,7 @@ int main(int argc, char **argv)
                         status = cmd_exporter(&opts);
         } else if (strcmp(command, "topology") && strcmp(command, "audit") &&
                    strcmp(command, "pmu") && strcmp(command, "uncore") && strcmp(command, "iio") &&
-                   strcmp(command, "top")) {
+                   strcmp(command, "top") && strcmp(command, "snapshot")) {
                 cli_error("unknown command '%s' (try --help)", command);
                 status = CLI_EXIT_ERROR;
         } else {

@@ -2,6 +2,7 @@
 /*
  * cmd_audit.c - `pciescope audit`: MPS/MRRS findings and the five policies.
  */
+#define _GNU_SOURCE
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -196,8 +197,11 @@ char *cli_audit_json(const struct cli_opts *opts, struct hw_env *env)
         if (run_audit(opts, env, &topo, &audit, &policy_source))
                 return NULL;
         root = report_json(topo, audit, policy_source);
-        text = strdup(json_object_to_json_string_ext(root, JSON_C_TO_STRING_PRETTY |
-                                                               JSON_C_TO_STRING_NOSLASHESCAPE));
+        /* as `audit --json` prints it, newline included */
+        if (asprintf(&text, "%s\n",
+                     json_object_to_json_string_ext(root, JSON_C_TO_STRING_PRETTY |
+                                                              JSON_C_TO_STRING_NOSLASHESCAPE)) < 0)
+                text = NULL;
         json_object_put(root);
         pcie_audit_free(audit);
         pcie_topo_free(topo);

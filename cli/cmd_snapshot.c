@@ -45,7 +45,7 @@ static const char *const cpuinfo_keys[] = {"vendor_id",   "cpu family",      "mo
 struct snap {
         struct archive *a;
         struct hw_env *env;
-        json_object *collected; /* [{"file", "what"}] */
+        json_object *collected; /* {"what": ["file", ...]} */
         json_object *missing;   /* [{"what", "why"}] */
         time_t now;
         int error; /* first archive error, as -errno */
@@ -83,11 +83,13 @@ static int put(struct snap *s, const char *name, const void *data, size_t len, c
         }
         archive_entry_free(e);
         if (!s->error && what) {
-                json_object *o = json_object_new_object();
+                json_object *files;
 
-                json_object_object_add(o, "file", json_object_new_string(name));
-                json_object_object_add(o, "what", json_object_new_string(what));
-                json_object_array_add(s->collected, o);
+                if (!json_object_object_get_ex(s->collected, what, &files)) {
+                        files = json_object_new_array();
+                        json_object_object_add(s->collected, what, files);
+                }
+                json_object_array_add(files, json_object_new_string(name));
         }
         return s->error;
 }
@@ -479,7 +481,7 @@ int cmd_snapshot(const struct cli_opts *opts, struct engine *e)
                           *why ? why : strerror(-ret));
                 goto out;
         }
-        s.collected = json_object_new_array();
+        s.collected = json_object_new_object();
         s.missing = json_object_new_array();
         s.a = archive_write_new();
         if (!s.a || archive_write_add_filter_gzip(s.a) != ARCHIVE_OK ||
@@ -489,7 +491,9 @@ int cmd_snapshot(const struct cli_opts *opts, struct engine *e)
                 goto out;
         }
         if (archive_write_open_filename(s.a, out) != ARCHIVE_OK) {
-                cli_error("snapshot: cannot write %s: %s", out, archive_error_string(s.a));
+                cli_error("snapshot: cannot write %s: %s", out,
+                          archive_errno(s.a) > 0 ? strerror(archive_errno(s.a))
+                                                 : archive_error_string(s.a));
                 goto out;
         }
         opened = true;

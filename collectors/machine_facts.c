@@ -33,7 +33,8 @@ struct machine_facts {
         char osrelease[128];
         char source[128];
         int redacted;
-        size_t truncated; /* functions with fewer than 4096 config bytes */
+        size_t header_only; /* functions with 64 config bytes (not root) */
+        size_t short_cfg;   /* functions with 65..4095 (conventional PCI: 256) */
         size_t missing_count;
         char missing_what[MISSING_MAX][64];
         char missing_why[MISSING_MAX][200];
@@ -98,8 +99,15 @@ static int visit_function(void *ctx, const struct pci_addr *addr, const uint8_t 
         memcpy(copy, cfg, cfg_len);
         f = &mf->fn[mf->fn_count++];
         *f = (struct md_function){.addr = *addr, .cfg = copy, .cfg_len = cfg_len, .numa_node = -1};
-        mf->truncated += cfg_len < 4096;
+        mf->header_only += cfg_len <= 64;
+        mf->short_cfg += cfg_len > 64 && cfg_len < 4096;
         return 0;
+}
+
+static int cmp_function(const void *a, const void *b)
+{
+        return pci_addr_compare(&((const struct md_function *)a)->addr,
+                                &((const struct md_function *)b)->addr);
 }
 
 static void read_function_sysfs(const struct hw_env *env, struct md_function *f)
@@ -449,11 +457,17 @@ int machine_facts_read(const struct hw_env *env, const struct md_stack_bus *stac
                 read_function_sysfs(env, &mf->fn[i]);
         mf->f.functions = mf->fn;
         mf->f.function_count = mf->fn_count;
-        if (mf->truncated)
+        qsort(mf->fn, mf->fn_count, sizeof(*mf->fn), cmp_function);
+        if (mf->header_only)
                 missing(mf, "configuration space",
-                        "%zu of %zu functions truncated to fewer than 4096 bytes (64: not root; "
-                        "256: conventional PCI)",
-                        mf->truncated, mf->fn_count);
+                        "%zu of %zu functions truncated to 64 bytes: not root (run as root for "
+                        "capabilities, links and MPS)",
+                        mf->header_only, mf->fn_count);
+        if (mf->short_cfg)
+                missing(mf, "extended configuration space",
+                        "%zu of %zu functions give fewer than 4096 bytes (256: conventional PCI "
+                        "or no extended space)",
+                        mf->short_cfg, mf->fn_count);
         ret = read_hisi(env, mf);
         if (!ret)
                 ret = read_ptt(env, mf);

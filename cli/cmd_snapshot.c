@@ -201,7 +201,7 @@ static void put_pmus(struct snap *s)
                                 hw_list_dir(s->env, HW_SYSFS, visit_file, &e, "%s", sub);
                         }
                 }
-                perf_pmu_list_free(n > 0 ? names : NULL);
+                perf_pmu_list_free(names);
         }
 }
 
@@ -317,7 +317,7 @@ static void put_traces(struct snap *s, const struct cli_opts *opts)
 
         if (n <= 0) {
                 add_missing(s, "PTT recording (--trace)", "no hisi_ptt devices");
-                perf_pmu_list_free(n > 0 ? names : NULL);
+                perf_pmu_list_free(names);
                 return;
         }
         for (int i = 0; i < n && !s->error; i++) {
@@ -354,7 +354,7 @@ static void put_traces(struct snap *s, const struct cli_opts *opts)
                          "a short PTT trace window summarised (TLP mix, sizes, requesters, "
                          "latency)");
                 json_object_put(arr);
-                sample_set_clear(&set);
+                sample_set_free(&set);
                 ptt_capture_free(c);
         }
         perf_pmu_list_free(names);

@@ -142,7 +142,7 @@ static int read_hisi(const struct hw_env *env, struct machine_facts *mf)
                 missing(mf, "hisi_pcie",
                         "no hisi_pcie PMUs (not a Kunpeng 920/930, or the driver "
                         "is not loaded)");
-                perf_pmu_list_free(n < 0 ? NULL : names);
+                perf_pmu_list_free(names);
                 return 0;
         }
         mf->hisi = calloc((size_t)n, sizeof(*mf->hisi));
@@ -217,7 +217,7 @@ static int read_ptt(const struct hw_env *env, struct machine_facts *mf)
 
         if (n <= 0) {
                 missing(mf, "hisi_ptt", "no hisi_ptt devices");
-                perf_pmu_list_free(n < 0 ? NULL : names);
+                perf_pmu_list_free(names);
                 return 0;
         }
         mf->ptt = calloc((size_t)n, sizeof(*mf->ptt));
@@ -273,7 +273,7 @@ static int read_iio(const struct hw_env *env, struct machine_facts *mf)
                 missing(mf, "uncore_iio",
                         "no uncore_iio_free_running PMUs (not an Intel server "
                         "CPU, or the driver is not loaded)");
-                perf_pmu_list_free(n < 0 ? NULL : names);
+                perf_pmu_list_free(names);
                 return 0;
         }
         mf->boxes = calloc((size_t)n, sizeof(*mf->boxes));

@@ -18,10 +18,13 @@
 # 4. Bad input: an unwritable -o, a missing sysfs root, an unwritable
 #    --description: exit status 3 and a message naming the path.
 # 5. --trace on a simulated Kunpeng: a PTT window per device.
+# 6. Debian's collectd with Simulate "<snapshot>.json": the same series and
+#    link/MPS values as on the original (series that need traffic aside: the
+#    description's workloads are idle).
 . "$(dirname "$0")/lib.sh"
 
 LSPCI=${LSPCI:-$(command -v lspci)}
-export PCIESCOPE_MACHINE_DIR="$top_srcdir/sim/machines"
+export PCIESCOPE_MACHINE_DIR="$(cd "$top_srcdir/sim/machines" && pwd)" # collectd cds
 PCIESCOPE="$(cd "$(dirname "$PCIESCOPE")" && pwd)/pciescope" # the tests cd
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -152,6 +155,64 @@ check "an unwritable --description: exit 3, the path named, the archive still wr
 "$PCIESCOPE" snapshot --simulate kunpeng930-misconfig -o "$tmp/s.tar.gz" stray 2>"$tmp/err"
 rc=$?
 check "a stray argument: exit 3" eval '[ $rc -eq 3 ] && grep -q stray "$tmp/err"'
+
+# ---- 6. collectd: Simulate "<path>.json" ------------------------------------------
+# Debian's real collectd runs the plugin on the original and on the snapshot's
+# description: the same series (file names in csv: functions, PMUs, metrics)
+# and the same link, MPS and AER-class values.
+COLLECTD=${COLLECTD:-$(command -v collectd || echo /usr/sbin/collectd)}
+SO="$top_builddir/plugin/.libs/pcie.so"
+if [ -x "$COLLECTD" ] && [ -f "$SO" ]; then
+	cd_run() { # NAME SIMULATE
+		local dir="$tmp/cd-$1"
+		mkdir -p "$dir/plugins"
+		cp "$SO" /usr/lib/collectd/logfile.so /usr/lib/collectd/csv.so "$dir/plugins/"
+		cat >"$dir/c.conf" <<CONF
+Hostname "h"
+BaseDir "$dir"
+PIDFile "$dir/collectd.pid"
+PluginDir "$dir/plugins"
+Interval 1
+LoadPlugin logfile
+<Plugin logfile>
+  LogLevel info
+  File "$dir/log"
+</Plugin>
+LoadPlugin csv
+<Plugin csv>
+  DataDir "$dir/csv"
+  StoreRates false
+</Plugin>
+LoadPlugin pcie
+<Plugin pcie>
+  Simulate "$2"
+</Plugin>
+CONF
+		"$COLLECTD" -f -C "$dir/c.conf" >"$dir/out" 2>&1 &
+		local p=$!
+		sleep 3.5
+		kill "$p" && wait "$p"
+		# Left out: series that exist only with traffic (the description's
+		# workloads are idle: latency needs requests, PTT TLP/byte/latency
+		# series need traced TLPs) and simulation_info, named by machine.
+		(cd "$dir/csv/h" && find . -type f | sed 's/-[0-9-]*$//' |
+			grep -Ev '/(pmu_latency_seconds-|ptt_(tlps|bytes|latency)-|simulation_info-)' | sort) >"$dir/series"
+		(cd "$dir/csv/h" && for f in */link_width_lanes-* */link_downtrained-* */max_payload_size_bytes-* */max_read_request_size_bytes-*; do
+			[ -f "$f" ] && echo "${f%-*} $(tail -n 1 "$f" | cut -d, -f2)"
+		done | sort) >"$dir/values"
+	}
+	cd_run orig kunpeng930-misconfig
+	cd_run snap "$tmp/kunpeng930-misconfig/kunpeng930-misconfig-snap.json"
+	check "collectd: Simulate \"<snapshot>.json\" is said in the log" \
+		grep -q 'pcie plugin: SIMULATED machine "snapshot-' "$tmp/cd-snap/log"
+	cddiff=$(diff "$tmp/cd-orig/series" "$tmp/cd-snap/series" | head -3 | tr '\n' ' ')
+	check "collectd: the same $(wc -l <"$tmp/cd-orig/series") series files on the original and the snapshot${cddiff:+ (not: $cddiff)}" \
+		eval '[ -s "$tmp/cd-orig/series" ] && cmp -s "$tmp/cd-orig/series" "$tmp/cd-snap/series"'
+	check "collectd: the same link widths, downtraining, MPS and MRRS ($(wc -l <"$tmp/cd-orig/values") values)" \
+		eval '[ -s "$tmp/cd-orig/values" ] && cmp -s "$tmp/cd-orig/values" "$tmp/cd-snap/values"'
+else
+	ok "# SKIP collectd or the plugin is not built"
+fi
 
 # ---- 5. --trace ------------------------------------------------------------------
 mkdir "$tmp/t"

@@ -618,9 +618,17 @@ static bool box_on_socket(const struct md_iio_box *b, const struct md_socket *s)
         return false;
 }
 
+/* Whether a function on NUMA node @numa belongs to socket @s. */
+static bool on_socket(const struct md_socket *s, int socket_numa, int numa)
+{
+        if (s->numa_mask)
+                return numa >= 0 && numa < 64 && (s->numa_mask >> numa & 1);
+        return numa == socket_numa;
+}
+
 /* Root buses with Root Ports not taken by a hisi core, in address order. */
-static size_t stack_buses(const struct gen *g, int numa, bool any_numa, struct pci_addr *out,
-                          size_t max)
+static size_t stack_buses(const struct gen *g, const struct md_socket *s, int numa, bool any_numa,
+                          struct pci_addr *out, size_t max)
 {
         size_t n = 0;
 
@@ -629,7 +637,7 @@ static size_t stack_buses(const struct gen *g, int numa, bool any_numa, struct p
                 bool seen = false;
 
                 if (!is_root_port(g, i) || g->assigned[i] ||
-                    (!any_numa && facts_of(g, i)->numa_node != numa))
+                    (!any_numa && !on_socket(s, numa, facts_of(g, i)->numa_node)))
                         continue;
                 for (size_t k = 0; k < n; k++)
                         seen |= out[k].domain == fn->addr.domain && out[k].bus == fn->addr.bus;
@@ -674,7 +682,7 @@ static json_object *stacks_json(struct gen *g, const struct md_socket *s, int nu
         json_object *arr = json_object_new_array();
         struct pci_addr buses[64];
         bool bus_used[64] = {false};
-        size_t nbus = stack_buses(g, numa, any_numa, buses, 64);
+        size_t nbus = stack_buses(g, s, numa, any_numa, buses, 64);
         bool guessed = false;
 
         for (size_t b = 0; b < f->box_count; b++) {

@@ -81,6 +81,7 @@ struct md_socket {
         int first_cpu, last_cpu; /* its first contiguous run of CPUs */
         bool contiguous;         /* no other CPU of the socket outside the run */
         int numa_node;           /* from devices/system/node, -1 unknown */
+        uint64_t numa_mask;      /* every node (< 64) of its CPUs: several with SNC */
 };
 
 struct md_facts {

@@ -372,11 +372,15 @@ static int read_cpus(const struct hw_env *env, struct machine_facts *mf, bool so
                                                             .contiguous = true,
                                                             .numa_node = node[cpus[i]]};
                         mf->f.socket_count++;
-                } else if (cpus[i] == mf->sockets[s].last_cpu + 1 && mf->sockets[s].contiguous) {
-                        mf->sockets[s].last_cpu = cpus[i];
-                } else {
-                        mf->sockets[s].contiguous = false;
                 }
+                if (node[cpus[i]] >= 0 && node[cpus[i]] < 64)
+                        mf->sockets[s].numa_mask |= 1ull << node[cpus[i]];
+                if (cpus[i] == mf->sockets[s].first_cpu)
+                        continue; /* the run starts here */
+                if (cpus[i] == mf->sockets[s].last_cpu + 1 && mf->sockets[s].contiguous)
+                        mf->sockets[s].last_cpu = cpus[i];
+                else
+                        mf->sockets[s].contiguous = false;
         }
         /* By id, as the description lists them. */
         for (size_t a = 0; a < mf->f.socket_count; a++)

@@ -211,6 +211,50 @@ static void test_misconfig_content(void **state)
         close_machine(&a);
 }
 
+/* spr-2s: the kernel does not map IIO stacks to buses (no die files), so
+ * the generator pairs them in order and says so; IIOStackBus lines win. */
+static void test_iio_stack_buses(void **state)
+{
+        struct opened a;
+        struct md_notes *notes = calloc(1, sizeof(*notes));
+        struct md_stack_bus given[] = {{.box = 2, .socket = 0, .bus = {.bus = 0x26}},
+                                       {.box = 4, .socket = 0, .bus = {.bus = 0x15}},
+                                       {.box = 6, .socket = 0, .bus = {.bus = 0x37}}};
+        struct md_facts f;
+        char *json;
+        int guessed = 0;
+
+        (void)state;
+        open_machine("spr-2s", &a);
+        f = *machine_facts_get(a.mf);
+        json = describe(&f, notes);
+        assert_non_null(strstr(strstr(json, "\"box_id\": 2"), "\"bus\": \"0x15\""));
+        for (size_t i = 0; i < notes->count; i++)
+                guessed += strstr(notes->text[i], "which root bus each IIO stack owns") != NULL;
+        assert_int_equal(guessed, 2); /* both sockets */
+        free(json);
+        f.stack_buses = given;
+        f.stack_bus_count = 3;
+        json = describe(&f, notes);
+        {
+                const char *b2 = strstr(json, "\"box_id\": 2");
+                const char *b4 = strstr(json, "\"box_id\": 4");
+
+                assert_non_null(b2);
+                assert_non_null(b4);
+                assert_non_null(strstr(b2, "\"bus\": \"0x26\""));
+                assert_true(strstr(b2, "\"bus\": \"0x26\"") < b4);
+                assert_non_null(strstr(b4, "\"bus\": \"0x15\""));
+        }
+        guessed = 0;
+        for (size_t i = 0; i < notes->count; i++)
+                guessed += strstr(notes->text[i], "which root bus each IIO stack owns") != NULL;
+        assert_int_equal(guessed, 1); /* socket 1 only */
+        free(json);
+        free(notes);
+        close_machine(&a);
+}
+
 /* Each function cut to its 64-byte header (what a non-root reader gets) in
  * turn: the description stays loadable and the cut is noted. */
 static void test_truncated_functions(void **state)
@@ -332,6 +376,7 @@ int main(void)
             cmocka_unit_test(test_roundtrip_misconfig),
             cmocka_unit_test(test_roundtrip_spr_2s),
             cmocka_unit_test(test_misconfig_content),
+            cmocka_unit_test(test_iio_stack_buses),
             cmocka_unit_test(test_truncated_functions),
             cmocka_unit_test(test_not_simulatable),
             cmocka_unit_test(test_kernel),

@@ -466,7 +466,8 @@ int cmd_snapshot(const struct cli_opts *opts, struct engine *e)
         struct md_stack_bus buses[64];
         struct machine_facts *mf = NULL;
         struct md_notes *notes = calloc(1, sizeof(*notes));
-        char out_name[128] = "", why[512] = "", source[160], kernel_why[160], machine_name[64];
+        char out_name[128] = "", partial[4200] = "", why[512] = "", source[160], kernel_why[160],
+             machine_name[64];
         const char *out = opts->snapshot_out, *sim = engine_simulated(e), *kernel;
         char *audit = NULL, *desc = NULL;
         json_object *m = NULL;
@@ -502,7 +503,10 @@ int cmd_snapshot(const struct cli_opts *opts, struct engine *e)
                           s.a ? archive_error_string(s.a) : "no memory");
                 goto out;
         }
-        if (archive_write_open_filename(s.a, out) != ARCHIVE_OK) {
+        /* Written next to @out and renamed at the end: a failed run leaves
+         * neither half an archive nor a lost earlier one of that name. */
+        snprintf(partial, sizeof(partial), "%s.partial-%ld", out, (long)getpid());
+        if (archive_write_open_filename(s.a, partial) != ARCHIVE_OK) {
                 cli_error("snapshot: cannot write %s: %s", out,
                           archive_errno(s.a) > 0 ? strerror(archive_errno(s.a))
                                                  : archive_error_string(s.a));
@@ -551,6 +555,10 @@ int cmd_snapshot(const struct cli_opts *opts, struct engine *e)
                         cli_error("snapshot: cannot finish %s: %s", out, archive_error_string(s.a));
                 goto out;
         }
+        if (rename(partial, out)) {
+                cli_error("snapshot: cannot write %s: %s", out, strerror(errno));
+                goto out;
+        }
         finished = true;
         fprintf(stderr, "pciescope: snapshot written to %s (%zu functions, %s)\n", out,
                 machine_facts_get(mf)->function_count,
@@ -571,7 +579,7 @@ out:
         if (s.a)
                 archive_write_free(s.a);
         if (opened && !finished)
-                unlink(out); /* never leave half an archive */
+                unlink(partial); /* never leave half an archive */
         json_object_put(m);
         json_object_put(s.collected);
         json_object_put(s.missing);

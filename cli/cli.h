@@ -42,6 +42,10 @@ struct cli_opts {
         const char *calib_command;  /* --run COMMAND */
         uint64_t calib_bytes;       /* --bytes N, 0: the default */
         unsigned int calib_repeats; /* --repeat N, 0: the default */
+        /* snapshot (issue 18) */
+        const char *snapshot_out;         /* -o, --output FILE.tar.gz */
+        const char *snapshot_description; /* --description FILE: machine.json here too */
+        bool snapshot_trace;              /* --trace: a short PTT window per device */
 };
 
 /* Exit statuses shared by the subcommands. */
@@ -81,6 +85,10 @@ int cmd_trace(const struct cli_opts *opts, int argc, char **argv);
 int cmd_exporter(const struct cli_opts *opts);
 /* calibrate --device BDF: the hidden PMU/PTT units (cmd_calibrate.c). */
 int cmd_calibrate(const struct cli_opts *opts, struct engine *e);
+/* snapshot (cmd_snapshot.c): an archive of what reproduces this machine. */
+int cmd_snapshot(const struct cli_opts *opts, struct engine *e);
+/* `audit --json`'s text (malloc'd), or NULL after saying why on stderr. */
+char *cli_audit_json(const struct cli_opts *opts, struct hw_env *env);
 
 /* Shared by the counting commands (cmd_pmu.c). */
 struct json_object;

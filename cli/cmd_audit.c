@@ -2,7 +2,9 @@
 /*
  * cmd_audit.c - `pciescope audit`: MPS/MRRS findings and the five policies.
  */
+#define _GNU_SOURCE
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <json-c/json.h>
@@ -157,7 +159,10 @@ static json_object *report_json(const struct pcie_topo *topo, const struct pcie_
         return root;
 }
 
-int cmd_audit(const struct cli_opts *opts, struct hw_env *env)
+/* Scans and audits: the tree, the findings and where the policy came
+ * from. Returns 0, or -1 after saying why on stderr. */
+static int run_audit(const struct cli_opts *opts, struct hw_env *env, struct pcie_topo **topo,
+                     struct pcie_audit **audit, const char **policy_source)
 {
         struct pcie_topo_opts topo_opts = {.names = false, .read_sysfs = false};
         static const char *const source_names[] = {
@@ -166,20 +171,52 @@ int cmd_audit(const struct cli_opts *opts, struct hw_env *env)
             [PCIE_POLICY_FROM_DEFAULT] = "default",
         };
         enum pcie_policy policy;
-        const char *policy_source = source_names[pcie_policy_in_force(
-            env, opts->cfg.monitor.policy_given ? &opts->cfg.monitor.policy : NULL, &policy)];
-        struct pcie_audit *audit;
-        struct pcie_topo *topo;
-        int err, status;
+        int err;
 
-        if (cli_scan(opts, env, &topo_opts, &topo))
-                return CLI_EXIT_ERROR;
-        err = pcie_audit_run(topo, policy, NULL, &audit);
+        *policy_source = source_names[pcie_policy_in_force(
+            env, opts->cfg.monitor.policy_given ? &opts->cfg.monitor.policy : NULL, &policy)];
+        if (cli_scan(opts, env, &topo_opts, topo))
+                return -1;
+        err = pcie_audit_run(*topo, policy, NULL, audit);
         if (err) {
                 cli_error("audit failed: %s", strerror(-err));
-                pcie_topo_free(topo);
-                return CLI_EXIT_ERROR;
+                pcie_topo_free(*topo);
+                return -1;
         }
+        return 0;
+}
+
+char *cli_audit_json(const struct cli_opts *opts, struct hw_env *env)
+{
+        const char *policy_source;
+        struct pcie_audit *audit;
+        struct pcie_topo *topo;
+        json_object *root;
+        char *text;
+
+        if (run_audit(opts, env, &topo, &audit, &policy_source))
+                return NULL;
+        root = report_json(topo, audit, policy_source);
+        /* as `audit --json` prints it, newline included */
+        if (asprintf(&text, "%s\n",
+                     json_object_to_json_string_ext(root, JSON_C_TO_STRING_PRETTY |
+                                                              JSON_C_TO_STRING_NOSLASHESCAPE)) < 0)
+                text = NULL;
+        json_object_put(root);
+        pcie_audit_free(audit);
+        pcie_topo_free(topo);
+        return text;
+}
+
+int cmd_audit(const struct cli_opts *opts, struct hw_env *env)
+{
+        const char *policy_source;
+        struct pcie_audit *audit;
+        struct pcie_topo *topo;
+        int status;
+
+        if (run_audit(opts, env, &topo, &audit, &policy_source))
+                return CLI_EXIT_ERROR;
         if (opts->json) {
                 json_object *root = report_json(topo, audit, policy_source);
 

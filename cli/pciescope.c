@@ -112,6 +112,9 @@ static void usage(FILE *out)
                      "              with a known load through --device, and write them to a\n"
                      "              calibration file (docs/real-hardware.md); exit status 0\n"
                      "              all consistent, 1 some not\n"
+                     "  snapshot    what reproduces this machine elsewhere, read-only and\n"
+                     "              without secrets, in one tar.gz with a simulator\n"
+                     "              description (README: pciescope snapshot)\n"
                      "\n"
                      "Options:\n"
                      "  --json              machine-readable output (see docs/topology-json.md)\n"
@@ -168,8 +171,12 @@ static void usage(FILE *out)
                      "  --run COMMAND       calibrate: the load is this command (sh -c), for a\n"
                      "                      device without a block device; needs --bytes\n"
                      "  --repeat N          calibrate: repeats of each measurement (default 5)\n"
-                     "  --output FILE       calibrate: the calibration file to write\n"
-                     "                      (default pciescope-calibration.json)\n"
+                     "  -o, --output FILE   snapshot: the archive (default\n"
+                     "                      pciescope-snapshot-<date>.tar.gz); calibrate: the\n"
+                     "                      calibration file (default pciescope-calibration.json)\n"
+                     "  --description FILE  snapshot: write the machine description here too\n"
+                     "  --trace             snapshot: add a short PTT trace window per\n"
+                     "                      hisi_ptt device\n"
                      "  -h, --help          this text\n"
                      "  -V, --version       the version\n");
 }
@@ -372,6 +379,8 @@ static int run_command(const char *command, struct cli_opts *opts)
                 status = cmd_uncore(opts, engine_env(e));
         else if (!strcmp(command, "calibrate"))
                 status = cmd_calibrate(opts, e); /* owns the PMU and PTT: no source runs */
+        else if (!strcmp(command, "snapshot"))
+                status = cmd_snapshot(opts, e);
         else if (engine_start(e))
                 status = CLI_EXIT_ERROR;
         else if (!strcmp(command, "iio"))
@@ -413,13 +422,15 @@ int main(int argc, char **argv)
             {"basic-auth-user", required_argument, NULL, 'u'},
             {"basic-auth-password-file", required_argument, NULL, 'w'},
             {"instance", required_argument, NULL, 'I'},
-            {"option", required_argument, NULL, 'o'},
             {"calibration", required_argument, NULL, 'A'},
-            {"device", required_argument, NULL, 'D'},
+            {"device", required_argument, NULL, 'E'},
             {"bytes", required_argument, NULL, 'b'},
             {"run", required_argument, NULL, 'x'},
             {"repeat", required_argument, NULL, 'r'},
-            {"output", required_argument, NULL, 'O'},
+            {"option", required_argument, NULL, 'O'},
+            {"output", required_argument, NULL, 'o'},
+            {"description", required_argument, NULL, 'D'},
+            {"trace", no_argument, NULL, 'Y'},
             {"help", no_argument, NULL, 'h'},
             {"version", no_argument, NULL, 'V'},
             {NULL, 0, NULL, 0},
@@ -469,7 +480,7 @@ int main(int argc, char **argv)
         /* getopt stops at the first non-option (the "+" of the first scan
          * sticks), so trace's SUBCOMMAND and FILE are taken here one by one
          * and the options around them still parse. */
-        while (!bad && ((c = getopt_long(argc, argv, "hV", long_opts, NULL)) != -1 ||
+        while (!bad && ((c = getopt_long(argc, argv, "hVo:", long_opts, NULL)) != -1 ||
                         take_trace_arg(command, argc, argv, trace_args, &trace_argc))) {
                 switch (c) {
                 case -1:
@@ -567,9 +578,19 @@ int main(int argc, char **argv)
                 case 'I':
                         opts.instance = optarg;
                         break;
-                case 'o':
+                case 'O':
                         bad = set_key_value(&opts, optarg);
                         opts.detail_given |= !strncasecmp(optarg, "Detail=", 7);
+                        break;
+                case 'o': /* snapshot: the archive; calibrate: the calibration file */
+                        opts.snapshot_out = optarg;
+                        opts.calib_output = optarg;
+                        break;
+                case 'D':
+                        opts.snapshot_description = optarg;
+                        break;
+                case 'Y':
+                        opts.snapshot_trace = true;
                         break;
                 case 'X':
                         if (parse_size(optarg, &opts.trace_max_size)) {
@@ -582,7 +603,7 @@ int main(int argc, char **argv)
                 case 'A':
                         bad = set_string(&opts, "--calibration", "CalibrationFile", optarg);
                         break;
-                case 'D':
+                case 'E':
                         opts.calib_device = optarg;
                         break;
                 case 'b':
@@ -609,9 +630,6 @@ int main(int argc, char **argv)
                         opts.calib_repeats = (unsigned int)n;
                         break;
                 }
-                case 'O':
-                        opts.calib_output = optarg;
-                        break;
                 case 'h':
                         usage(stdout);
                         return CLI_EXIT_OK;
@@ -646,7 +664,8 @@ int main(int argc, char **argv)
                         status = cmd_exporter(&opts);
         } else if (strcmp(command, "topology") && strcmp(command, "audit") &&
                    strcmp(command, "pmu") && strcmp(command, "uncore") && strcmp(command, "iio") &&
-                   strcmp(command, "top") && strcmp(command, "calibrate")) {
+                   strcmp(command, "top") && strcmp(command, "calibrate") &&
+                   strcmp(command, "snapshot")) {
                 cli_error("unknown command '%s' (try --help)", command);
                 status = CLI_EXIT_ERROR;
         } else {

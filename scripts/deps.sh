@@ -17,6 +17,7 @@ PCIESCOPE_DEPS=(
 	netdata                                               # pcie.plugin tests: Debian's Netdata 1.37
 	python3-matplotlib                                    # dashboards/render.py (docs/img pictures)
 	libncurses-dev tmux                                   # pciescope top; its test under tmux
+	libarchive-dev                                        # pciescope snapshot (tar.gz)
 )
 # The prometheus package may start its own service on :9090; the tests never
 # use it: they start their own receivers on free loopback ports in temp dirs.

@@ -283,7 +283,9 @@ int sim_open(const char *name_or_path, const struct sim_opts *opts, struct sim *
         s = calloc(1, sizeof(*s));
         if (!s)
                 return -ENOMEM;
-        if (strchr(name_or_path, '/'))
+        /* A path: with a '/' or (issue 18, `--simulate snapshot.json`) ending in .json. */
+        if (strchr(name_or_path, '/') ||
+            (strlen(name_or_path) > 5 && !strcmp(name_or_path + strlen(name_or_path) - 5, ".json")))
                 snprintf(path, sizeof(path), "%s", name_or_path);
         else
                 snprintf(path, sizeof(path), "%s/%s.json",

@@ -85,6 +85,13 @@ int cmd_trace(const struct cli_opts *opts, int argc, char **argv);
 int cmd_exporter(const struct cli_opts *opts);
 /* calibrate --device BDF: the hidden PMU/PTT units (cmd_calibrate.c). */
 int cmd_calibrate(const struct cli_opts *opts, struct engine *e);
+/* The calibration --device, --bytes, --run, --repeat ask for, and its JSON
+ * (the file's content, with pciescope_version) in *@json (the caller puts
+ * it). -1 after saying why on stderr. Also `snapshot --device`. */
+struct calibration;
+struct json_object;
+int cli_calibrate_run(const struct cli_opts *opts, struct engine *e, struct calibration *c,
+                      struct json_object **json);
 /* snapshot (cmd_snapshot.c): an archive of what reproduces this machine. */
 int cmd_snapshot(const struct cli_opts *opts, struct engine *e);
 /* `audit --json`'s text (malloc'd), or NULL after saying why on stderr. */

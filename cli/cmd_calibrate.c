@@ -46,6 +46,7 @@ static void print_value(const char *unit, const struct calib_value *v, const cha
                 printf("  %-24s   %s\n", "", v->why);
 }
 
+/* @machine: the simulated machine's name, or NULL. */
 static void print_text(const struct calibration *c, const char *path, const char *machine)
 {
         char option[64];
@@ -54,7 +55,7 @@ static void print_text(const struct calibration *c, const char *path, const char
                                                                    : NULL;
 
         printf("Calibration of %s (Root Port %s, %s, %s)%s%s\n", c->device, c->root_port, c->pmu,
-               c->ptt, machine ? " on the " : "", machine ? machine : "");
+               c->ptt, machine ? " on the SIMULATED machine " : "", machine ? machine : "");
         printf("Load: %s, %.3g GB in %.3g s\n\n", c->load[0] ? c->load : "none",
                (double)c->load_bytes / 1e9, c->load_seconds);
         printf("  %-24s %-18s %-9s %-7s %-15s %s\n", "unit", "value", "spread", "repeats",
@@ -69,8 +70,11 @@ static void print_text(const struct calibration *c, const char *path, const char
         printf("  %-24s %-18s %-9s %-7s %-15s %s%s%s\n", "PTT Time field", mode ? mode : "-", "-",
                "-", mode ? "consistent" : "not measurable", mode ? "TraceTimeMode \"" : "-",
                mode ? mode : "", mode ? "\"" : "");
-        printf("  %-24s   %.0f %% of neighbouring Time fields rise%s%s\n", "",
-               c->ptt_rising_share * 100, c->ptt_time_why[0] ? ": " : "", c->ptt_time_why);
+        if (c->ptt_time_why[0])
+                printf("  %-24s   %s\n", "", c->ptt_time_why);
+        else
+                printf("  %-24s   %.0f %% of neighbouring Time fields rise\n", "",
+                       c->ptt_rising_share * 100);
         printf("  %-24s", "outbound requester IDs");
         for (size_t i = 0; i < c->outbound_count; i++)
                 printf(" %02x:%02x.%u (%llu TLPs)", c->outbound[i].requester_id >> 8,
@@ -94,23 +98,21 @@ static bool all_consistent(const struct calibration *c)
                c->ptt_time_mode != CALIB_TIME_UNDECIDED;
 }
 
-int cmd_calibrate(const struct cli_opts *opts, struct engine *e)
+int cli_calibrate_run(const struct cli_opts *opts, struct engine *e, struct calibration *c,
+                      struct json_object **json)
 {
         struct calibrate_opts co;
-        struct calibration c;
-        json_object *o;
         char why[512] = "", machine[160] = "";
-        const char *path = opts->calib_output ? opts->calib_output : "pciescope-calibration.json";
 
         if (!opts->calib_device) {
                 cli_error("calibrate: --device BDF is required (the endpoint to load: an NVMe "
                           "drive's controller, e.g. 0000:01:00.0)");
-                return CLI_EXIT_ERROR;
+                return -1;
         }
         if (opts->calib_command && !opts->calib_bytes) {
                 cli_error("calibrate: --run needs --bytes N, what the command moves through the "
                           "device");
-                return CLI_EXIT_ERROR;
+                return -1;
         }
         calibrate_opts_default(&co);
         co.device = opts->calib_device;
@@ -122,14 +124,26 @@ int cmd_calibrate(const struct cli_opts *opts, struct engine *e)
         co.sleep_until = sleep_until;
         if (isatty(STDERR_FILENO))
                 co.progress = show_progress;
+        if (engine_calibrate(e, &co, c, why, sizeof(why))) {
+                cli_error("calibrate: %s", why);
+                return -1;
+        }
         if (engine_simulated(e))
                 snprintf(machine, sizeof(machine), "SIMULATED machine %s", engine_simulated(e));
-        if (engine_calibrate(e, &co, &c, why, sizeof(why))) {
-                cli_error("calibrate: %s", why);
+        *json = calibration_json(c, machine[0] ? machine : NULL);
+        json_object_object_add(*json, "pciescope_version", json_object_new_string(PACKAGE_VERSION));
+        return 0;
+}
+
+int cmd_calibrate(const struct cli_opts *opts, struct engine *e)
+{
+        struct calibration c;
+        json_object *o;
+        char why[512] = "";
+        const char *path = opts->calib_output ? opts->calib_output : "pciescope-calibration.json";
+
+        if (cli_calibrate_run(opts, e, &c, &o))
                 return CLI_EXIT_ERROR;
-        }
-        o = calibration_json(&c, machine[0] ? machine : NULL);
-        json_object_object_add(o, "pciescope_version", json_object_new_string(PACKAGE_VERSION));
         if (calibration_file_write(o, path, why, sizeof(why))) {
                 cli_error("calibrate: cannot write the calibration file: %s", why);
                 json_object_put(o);
@@ -139,7 +153,7 @@ int cmd_calibrate(const struct cli_opts *opts, struct engine *e)
                 printf("%s\n", json_object_to_json_string_ext(
                                    o, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE));
         else
-                print_text(&c, path, machine[0] ? machine : NULL);
+                print_text(&c, path, engine_simulated(e) ? engine_simulated(e) : NULL);
         json_object_put(o);
         return all_consistent(&c) ? CLI_EXIT_OK : CLI_EXIT_WARNING;
 }

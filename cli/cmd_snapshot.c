@@ -23,6 +23,7 @@
 #include <archive_entry.h>
 #include <json-c/json.h>
 
+#include "calibrate.h"
 #include "cli.h"
 #include "hw_env.h"
 #include "machine_desc.h"
@@ -361,15 +362,39 @@ static void put_traces(struct snap *s, const struct cli_opts *opts)
 }
 
 /*
- * The slot for a calibration run (issue 18 item 1): once `pciescope
- * calibrate` exists, an option of its own runs it here and adds its
- * calibration file (put_text) and its verdicts to the archive. No option
- * reaches it yet, so it adds nothing.
+ * A calibration run (`snapshot --device BDF`, with calibrate's --bytes,
+ * --run, --repeat): its file goes into the archive as calibration.json,
+ * and what it settled becomes the description's hidden units, so the
+ * simulated copy counts like this machine.
  */
-static void put_calibration(struct snap *s, const struct cli_opts *opts)
+static void put_calibration(struct snap *s, const struct cli_opts *opts, struct engine *e,
+                            struct md_units *u)
 {
-        (void)s;
-        (void)opts;
+        struct calibration c;
+        json_object *o = NULL;
+
+        memset(u, 0, sizeof(*u));
+        if (!opts->calib_device)
+                return;
+        if (cli_calibrate_run(opts, e, &c, &o)) {
+                add_missing(s, "calibration", "calibrate could not run (said on stderr)");
+                return;
+        }
+        put_text(s, "calibration.json",
+                 json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY |
+                                                       JSON_C_TO_STRING_NOSLASHESCAPE),
+                 "`pciescope calibrate` of the --device (docs/real-hardware.md)");
+        json_object_put(o);
+        u->have_flux = c.flux_unit_bytes.verdict == CALIB_CONSISTENT;
+        u->flux_unit_bytes = c.flux_unit_bytes.value;
+        u->have_time_clock = c.time_clock_hz.verdict == CALIB_CONSISTENT;
+        u->time_clock_hz = c.time_clock_hz.value;
+        u->have_latency_clock = c.latency_clock_hz.verdict == CALIB_CONSISTENT;
+        u->latency_clock_hz = c.latency_clock_hz.value;
+        u->have_ptt_clock = c.ptt_clock_hz.verdict == CALIB_CONSISTENT;
+        u->ptt_clock_hz = c.ptt_clock_hz.value;
+        u->have_ptt_time = c.ptt_time_mode != CALIB_TIME_UNDECIDED;
+        u->ptt_time_absolute = c.ptt_time_mode == CALIB_TIME_ABSOLUTE;
 }
 
 /* ---- the whole snapshot ---- */
@@ -465,6 +490,8 @@ int cmd_snapshot(const struct cli_opts *opts, struct engine *e)
         struct snap s = {.env = engine_env(e), .now = time(NULL)};
         struct md_stack_bus buses[64];
         struct machine_facts *mf = NULL;
+        struct md_facts facts;
+        struct md_units units;
         struct md_notes *notes = calloc(1, sizeof(*notes));
         char out_name[128] = "", partial[4200] = "", why[512] = "", source[160], kernel_why[160],
              machine_name[64];
@@ -531,11 +558,13 @@ int cmd_snapshot(const struct cli_opts *opts, struct engine *e)
                 add_missing(&s, "audit", "the audit could not run (said on stderr)");
         if (opts->snapshot_trace)
                 put_traces(&s, opts);
-        put_calibration(&s, opts);
+        put_calibration(&s, opts, e, &units);
+        facts = *machine_facts_get(mf);
+        facts.units = &units;
 
-        kernel = machine_desc_kernel(machine_facts_get(mf), kernel_why, sizeof(kernel_why));
+        kernel = machine_desc_kernel(&facts, kernel_why, sizeof(kernel_why));
         strftime(machine_name, sizeof(machine_name), "snapshot-%Y%m%d-%H%M%S", gmtime(&s.now));
-        ret = machine_desc_build(machine_facts_get(mf), machine_name, &desc, notes);
+        ret = machine_desc_build(&facts, machine_name, &desc, notes);
         if (ret == -ENOMEM)
                 goto out;
         if (desc)

@@ -84,6 +84,14 @@ struct md_socket {
         uint64_t numa_mask;      /* every node (< 64) of its CPUs: several with SNC */
 };
 
+/* The hidden PMU/PTT units a calibration settled (`snapshot --device`,
+ * docs/real-hardware.md): the description's `hisi_pcie` clocks. */
+struct md_units {
+        bool have_flux, have_time_clock, have_latency_clock, have_ptt_clock, have_ptt_time;
+        double flux_unit_bytes, time_clock_hz, latency_clock_hz, ptt_clock_hz;
+        bool ptt_time_absolute;
+};
+
 struct md_facts {
         unsigned int cpus;     /* online CPUs: highest + 1; 0 unknown */
         const char *cmdline;   /* already redacted; NULL unknown */
@@ -106,6 +114,7 @@ struct md_facts {
         size_t stack_bus_count;
         const struct md_stack_bus *stack_buses;
         const struct uncore_inventory *uncore; /* NULL: none read */
+        const struct md_units *units;          /* NULL: the simulator's defaults */
 };
 
 /* Where the generator approximated or left something out. */

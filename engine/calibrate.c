@@ -550,6 +550,11 @@ static void phase_clock(struct run *r)
         c->ptt_time_mode = done ? mode : CALIB_TIME_UNDECIDED;
         if (!done) {
                 SET_TEXT(c->ptt_time_why, why);
+        } else if (pairs == 0) {
+                snprintf(c->ptt_time_why, sizeof(c->ptt_time_why),
+                         "the %u trace windows held no outbound TLPs at %s: nothing to time (an "
+                         "idle device and port)",
+                         done, c->root_port);
         } else if (mode == CALIB_TIME_UNDECIDED) {
                 snprintf(c->ptt_time_why, sizeof(c->ptt_time_why),
                          "%llu neighbouring Time fields that differ: neither a free-running "

@@ -25,7 +25,7 @@ export PCIESCOPE_VIRTUAL_CLOCK=1 PCIESCOPE_MACHINE_DIR="$top_srcdir/sim/machines
 # within VALUE TRUTH PERCENT
 within() { awk -v v="$1" -v t="$2" -v p="$3" 'BEGIN { d = v - t; if (d < 0) d = -d; exit !(t > 0 && d <= p / 100 * t) }'; }
 # field FILE EXPR: a value of the calibration file (python's json)
-field() { python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$1" "$2"; }
+field() { python3 -c 'import json,re,sys; d=json.loads(re.sub(r"/[*].*?[*]/", "", open(sys.argv[1]).read(), flags=re.S)); print(eval(sys.argv[2]))' "$1" "$2"; }
 
 # ---- 1. every hidden unit of calib-odd-units.json ---------------------------
 "$P" calibrate --simulate "$ODD" --device 0000:01:00.0 --output "$tmp/odd.json" >"$tmp/odd.txt" 2>"$tmp/odd.err"
@@ -133,7 +133,26 @@ else
 	check "collectd part # SKIP no collectd or no plugin build here" true
 fi
 
-# ---- 4. refusals ------------------------------------------------------------
+# ---- 4. snapshot --device: the calibration goes with the machine -----------
+"$P" snapshot --simulate "$ODD" --device 0000:01:00.0 --repeat 2 -o "$tmp/snap.tar.gz" \
+	--description "$tmp/snap.json" >/dev/null 2>"$tmp/snap.err"
+rc=$?
+check "snapshot --device: exit 0 (rc $rc; $(tail -n 1 "$tmp/snap.err" | head -c 200))" [ "$rc" -eq 0 ]
+check "... the archive holds calibration.json" eval 'tar tzf "$tmp/snap.tar.gz" | grep -qx calibration.json'
+check "... the description carries the calibrated units (16 B, 200 MHz, 500 MHz, 250 MHz, absolute)" \
+	eval 'within "$(field "$tmp/snap.json" "d[\"hisi_pcie\"][\"flux_unit_bytes\"]")" 16 2 &&
+	      within "$(field "$tmp/snap.json" "d[\"hisi_pcie\"][\"time_clock_hz\"]")" 200e6 2 &&
+	      within "$(field "$tmp/snap.json" "d[\"hisi_pcie\"][\"latency_clock_hz\"]")" 500e6 2 &&
+	      within "$(field "$tmp/snap.json" "d[\"hisi_pcie\"][\"ptt_clock_hz\"]")" 250e6 2 &&
+	      [ "$(field "$tmp/snap.json" "d[\"hisi_pcie\"][\"ptt_time\"]")" = absolute ]'
+"$P" calibrate --simulate "$tmp/snap.json" --device 0000:01:00.0 --repeat 2 -o "$tmp/again.json" >"$tmp/again.txt" 2>/dev/null
+check "calibrate on the snapshot's simulated copy finds the same flux unit and time clock" \
+	eval 'within "$(field "$tmp/again.json" "d[\"flux_unit_bytes\"][\"value\"]")" 16 2 &&
+	      within "$(field "$tmp/again.json" "d[\"time_clock_hz\"][\"value\"]")" 200e6 2'
+check "... and says why its trace phases measure nothing (the copy is idle)" \
+	grep -q "held no outbound TLPs at 0000:00:00.0" "$tmp/again.txt"
+
+# ---- 5. refusals ------------------------------------------------------------
 refused() { # description, expected text, command...
 	local what=$1 text=$2
 	shift 2

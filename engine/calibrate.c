@@ -426,6 +426,8 @@ static int trace_window(struct run *r, const struct ptt_capture_opts *topts, str
         }
         ptt_capture_set_sink(cap, time_sink, w);
         ret = load_start(r, r->o->trace_io_size, r->o->command ? r->o->bytes : (uint64_t)1 << 40);
+        if (ret)
+                snprintf(why, whylen, "the load failed: %.200s", r->load_why);
         for (int state = 0; !ret && state < 2;) {
                 double t = now(r);
 
@@ -461,7 +463,7 @@ static int trace_window(struct run *r, const struct ptt_capture_opts *topts, str
                 if (load_poll(r) == 1 && !r->o->command)
                         load_start(r, r->o->trace_io_size, (uint64_t)1 << 40);
                 if (r->load_error) {
-                        snprintf(why, whylen, "the load failed: %s", r->load_why);
+                        snprintf(why, whylen, "the load failed: %.200s", r->load_why);
                         ret = r->load_error;
                         break;
                 }
@@ -472,7 +474,6 @@ static int trace_window(struct run *r, const struct ptt_capture_opts *topts, str
         load_stop(r);
         if (!ret) {
                 const struct ptt_stats *st = ptt_summary_window(ptt_capture_summary(cap));
-
                 const struct ptt_capture_stats *cs = ptt_capture_stats(cap);
 
                 w->lat_first = st->lat_first;

@@ -190,7 +190,10 @@ LoadPlugin pcie
 CONF
 		"$COLLECTD" -f -C "$dir/c.conf" >"$dir/out" 2>&1 &
 		local p=$!
-		sleep 3.5
+		# 30 measurements of hisi_pcie0_core1 rotate through 8 counters:
+		# every one has had its turn after 4 intervals (+1 at start), with
+		# room for a loaded machine.
+		sleep 7
 		kill "$p" && wait "$p"
 		# Left out: series that exist only with traffic (the description's
 		# workloads are idle: latency needs requests, PTT TLP/byte/latency
@@ -208,6 +211,10 @@ CONF
 	cddiff=$(diff "$tmp/cd-orig/series" "$tmp/cd-snap/series" | head -3 | tr '\n' ' ')
 	check "collectd: the same $(wc -l <"$tmp/cd-orig/series") series files on the original and the snapshot${cddiff:+ (not: $cddiff)}" \
 		eval '[ -s "$tmp/cd-orig/series" ] && cmp -s "$tmp/cd-orig/series" "$tmp/cd-snap/series"'
+	check "collectd: the same PMU plans (measurements per core) on both" \
+		eval 'cmp -s <(grep -o "hisi_pcie[0-9]*_core[0-9]*: counting [0-9]* measurements" "$tmp/cd-orig/log" | sort) \
+			<(grep -o "hisi_pcie[0-9]*_core[0-9]*: counting [0-9]* measurements" "$tmp/cd-snap/log" | sort) &&
+		      grep -q "counting [0-9]* measurements" "$tmp/cd-orig/log"'
 	check "collectd: the same link widths, downtraining, MPS and MRRS ($(wc -l <"$tmp/cd-orig/values") values)" \
 		eval '[ -s "$tmp/cd-orig/values" ] && cmp -s "$tmp/cd-orig/values" "$tmp/cd-snap/values"'
 else

@@ -186,7 +186,8 @@ struct req_slot {
 
 struct ptt_req_table {
         unsigned int cap, n;
-        uint16_t *index; /* requester ID -> slot + 1 (cap <= 65535); 0: none */
+        unsigned int allocated; /* slots allocated (>= cap after a reset) */
+        uint16_t *index;        /* requester ID -> slot + 1 (cap <= 65535); 0: none */
         struct req_slot *slot;
         struct req_slot other; /* requesters that found the table full */
 };
@@ -207,6 +208,7 @@ static struct ptt_req_table *req_table_new(unsigned int cap)
         if (!t)
                 return NULL;
         t->cap = cap;
+        t->allocated = cap;
         t->index = calloc(REQ_IDS, sizeof(*t->index));
         t->slot = calloc(cap, sizeof(*t->slot));
         if (!t->index || !t->slot) {
@@ -223,6 +225,19 @@ static void req_table_reset(struct ptt_req_table *t)
         memset(t->slot, 0, (size_t)t->n * sizeof(*t->slot));
         memset(&t->other, 0, sizeof(t->other));
         t->n = 0;
+}
+
+/* An empty table of @cap slots: @t reset when its slots suffice (slots past
+ * n are still zero), else a new one; NULL when that fails (@t freed). */
+static struct ptt_req_table *req_table_renew(struct ptt_req_table *t, unsigned int cap)
+{
+        if (t && t->allocated >= cap) {
+                req_table_reset(t);
+                t->cap = cap;
+                return t;
+        }
+        req_table_free(t);
+        return req_table_new(cap);
 }
 
 static inline struct req_slot *req_table_get(struct ptt_req_table *t, uint16_t id)
@@ -495,6 +510,7 @@ struct ptt_summary {
         struct ptt_summary_config cfg;
         struct ptt_stats window, closed, total;
         struct pending_table pend;
+        size_t pend_allocated; /* entries of pend.e and pend.scratch */
         /* From the config, per format: matching on, and the direction of
          * [class][answered] (see direction_of()). */
         bool match_on[2];
@@ -555,11 +571,49 @@ void ptt_summary_free(struct ptt_summary *s)
         free(s);
 }
 
+/* Sizes @s for its config, reusing the tables it holds where they are big
+ * enough; everything else in @s is zero. -ENOMEM: @s can only be freed. */
+static int summary_init(struct ptt_summary *s)
+{
+        size_t size = 16;
+        unsigned int bits = 4;
+
+        if (!s->cfg.max_requesters)
+                s->cfg.max_requesters = PTT_SUMMARY_DEFAULT_REQUESTERS;
+        if (!s->cfg.max_outstanding)
+                s->cfg.max_outstanding = PTT_SUMMARY_DEFAULT_OUTSTANDING;
+        /* At most half full: probes stay short, and at the default 4096
+         * outstanding the table is 128 KiB (a quarter full it was 256 KiB,
+         * twice the L2 traffic for the same probes). */
+        while (size < 2 * (size_t)s->cfg.max_outstanding) {
+                size *= 2;
+                bits++;
+        }
+        s->pend.mask = (uint32_t)size - 1;
+        s->pend.shift = 32 - bits;
+        s->pend.limit = s->cfg.max_outstanding;
+        if (s->pend_allocated >= size) {
+                memset(s->pend.e, 0, size * sizeof(*s->pend.e));
+                memset(s->pend.scratch, 0, size * sizeof(*s->pend.scratch));
+        } else {
+                free(s->pend.e);
+                free(s->pend.scratch);
+                s->pend.e = calloc(size, sizeof(*s->pend.e));
+                s->pend.scratch = calloc(size, sizeof(*s->pend.scratch));
+                s->pend_allocated = size;
+        }
+        s->window.req = req_table_renew(s->window.req, s->cfg.max_requesters);
+        s->closed.req = req_table_renew(s->closed.req, s->cfg.max_requesters);
+        s->total.req = req_table_renew(s->total.req, s->cfg.max_requesters);
+        if (!s->pend.e || !s->pend.scratch || !s->window.req || !s->closed.req || !s->total.req)
+                return -ENOMEM;
+        precompute(s);
+        return 0;
+}
+
 struct ptt_summary *ptt_summary_new(const struct ptt_summary_config *cfg)
 {
         struct ptt_summary *s;
-        size_t size = 16;
-        unsigned int bits = 4;
 
         s = calloc(1, sizeof(*s));
         if (!s) {
@@ -575,32 +629,36 @@ struct ptt_summary *ptt_summary_new(const struct ptt_summary_config *cfg)
                 errno = EINVAL;
                 return NULL;
         }
-        if (!s->cfg.max_requesters)
-                s->cfg.max_requesters = PTT_SUMMARY_DEFAULT_REQUESTERS;
-        if (!s->cfg.max_outstanding)
-                s->cfg.max_outstanding = PTT_SUMMARY_DEFAULT_OUTSTANDING;
-        /* At most half full: probes stay short, and at the default 4096
-         * outstanding the table is 128 KiB (a quarter full it was 256 KiB,
-         * twice the L2 traffic for the same probes). */
-        while (size < 2 * (size_t)s->cfg.max_outstanding) {
-                size *= 2;
-                bits++;
-        }
-        s->pend.mask = (uint32_t)size - 1;
-        s->pend.shift = 32 - bits;
-        s->pend.limit = s->cfg.max_outstanding;
-        s->pend.e = calloc(size, sizeof(*s->pend.e));
-        s->pend.scratch = calloc(size, sizeof(*s->pend.scratch));
-        s->window.req = req_table_new(s->cfg.max_requesters);
-        s->closed.req = req_table_new(s->cfg.max_requesters);
-        s->total.req = req_table_new(s->cfg.max_requesters);
-        if (!s->pend.e || !s->pend.scratch || !s->window.req || !s->closed.req || !s->total.req) {
+        if (summary_init(s)) {
                 ptt_summary_free(s);
                 errno = ENOMEM;
                 return NULL;
         }
-        precompute(s);
         return s;
+}
+
+int ptt_summary_reset(struct ptt_summary *s, const struct ptt_summary_config *cfg)
+{
+        struct ptt_summary_config c;
+        struct ptt_summary keep = *s;
+
+        if (cfg)
+                c = *cfg;
+        else
+                ptt_summary_config_default(&c);
+        if (check_config(&c))
+                return -EINVAL;
+        /* What ptt_summary_new() would start from: all zero but the
+         * config, with the allocations kept for summary_init() to reuse. */
+        memset(s, 0, sizeof(*s));
+        s->cfg = c;
+        s->pend.e = keep.pend.e;
+        s->pend.scratch = keep.pend.scratch;
+        s->pend_allocated = keep.pend_allocated;
+        s->window.req = keep.window.req;
+        s->closed.req = keep.closed.req;
+        s->total.req = keep.total.req;
+        return summary_init(s);
 }
 
 const struct ptt_summary_config *ptt_summary_config(const struct ptt_summary *s)

@@ -215,6 +215,16 @@ struct ptt_summary *ptt_summary_new(const struct ptt_summary_config *cfg);
 void ptt_summary_free(struct ptt_summary *s);
 const struct ptt_summary_config *ptt_summary_config(const struct ptt_summary *s);
 
+/*
+ * ptt_summary_reset - start over as ptt_summary_new(@cfg) would (@cfg NULL:
+ * defaults): nothing counted, nothing pending, the new config in force. The
+ * tables are kept where the new limits fit (no allocation, and only the
+ * parts used are cleared), so a restarted trace costs no 400 KiB of fresh
+ * zeroed memory. 0; -EINVAL for a bad config (@s unchanged); -ENOMEM
+ * (@s can then only be freed).
+ */
+int ptt_summary_reset(struct ptt_summary *s, const struct ptt_summary_config *cfg);
+
 /* Whether latency matching is on for entries of @fmt under this config. */
 bool ptt_summary_matching(const struct ptt_summary *s, enum ptt_format fmt);
 

@@ -990,7 +990,7 @@ static int new_device(struct ctx *c, const char *path, size_t *idx)
         if (m->device_count >= SIM_MAX_DEVICES)
                 return fail(c, path, "more than %d devices", SIM_MAX_DEVICES);
         if (m->device_count == c->cap) {
-                size_t cap = c->cap ? c->cap * 2 : 64;
+                size_t cap = c->cap ? c->cap * 2 : 8;
                 struct sim_device *d;
                 struct devinfo *inf;
 

@@ -5,6 +5,7 @@
 #include "rw_series.h"
 
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -311,6 +312,148 @@ void rw_rules_free(struct rw_rules *r)
         free(r);
 }
 
+/* What regcomp expands: a bound {m,n} copies its operand max(m, n) times.
+ * Beyond this many copied characters glibc takes seconds (a{0,255} x 110:
+ * 4.6 s); metric names need nowhere near it. */
+#define REGEX_MAX_COPIES 1000
+
+/* Where the last atom (a character, a bracket expression or a group)
+ * started, and whether a group holds a repetition. */
+struct re_scan {
+        size_t atom;   /* offset of the last atom; SIZE_MAX: none */
+        bool atom_rep; /* the last atom is a group holding a repetition */
+        bool after_rep;
+        size_t copies;
+};
+
+/* Whether @p starts a bound "{m}", "{m,}" or "{m,n}" (else regcomp decides
+ * what it is): its largest count in *count, its length in *len. */
+static bool bound_at(const char *p, size_t *count, size_t *len)
+{
+        size_t m = 0, n = 0, i = 1;
+        bool comma = false, digits = false;
+
+        for (; p[i] && p[i] != '}'; i++) {
+                if (p[i] == ',' && !comma) {
+                        comma = true;
+                } else if (p[i] >= '0' && p[i] <= '9') {
+                        size_t *v = comma ? &n : &m;
+
+                        *v = *v > 100000 ? *v : *v * 10 + (size_t)(p[i] - '0');
+                        digits = true;
+                } else {
+                        return false;
+                }
+        }
+        if (p[i] != '}' || !digits)
+                return false;
+        *count = m > n ? m : n;
+        *len = i + 1;
+        return true;
+}
+
+/* The length of the bracket expression at @p ("]" first is a member;
+ * "[:alpha:]", "[.x.]", "[=x=]" inside); to the end when unclosed. */
+static size_t bracket_len(const char *p)
+{
+        size_t j = 1;
+
+        j += p[j] == '^';
+        j += p[j] == ']';
+        while (p[j] && p[j] != ']') {
+                const char *close = NULL;
+
+                if (p[j] == '[' && p[j + 1] && strchr(":.=", p[j + 1])) {
+                        char end[3] = {p[j + 1], ']', '\0'};
+
+                        close = strstr(p + j + 2, end);
+                }
+                j = close ? (size_t)(close - p) + 2 : j + 1;
+        }
+        return p[j] ? j + 1 : j;
+}
+
+/*
+ * glibc's regcomp takes time exponential in the repetitions stacked on one
+ * another: "a+++++++++++++++++++++" (20) takes 8 s, 30 hours, and so do
+ * repeated groups holding repetitions ("((a*){0,10}){0,10}" 11 s) and large
+ * bounds (see REGEX_MAX_COPIES). The configuration would hang at load, so
+ * such patterns are refused: two repetition operators in a row (POSIX
+ * leaves their meaning undefined), a repetition of a group that holds one,
+ * and bounds copying more than REGEX_MAX_COPIES characters in all. 0 or
+ * -EINVAL with the reason in @err.
+ */
+static int regex_check_cost(const char *re, char *err, size_t errlen)
+{
+        struct re_scan sc = {.atom = SIZE_MAX};
+        size_t open[64], depth = 0;
+        bool holds_rep[64 + 1] = {false}; /* [depth]: the open group holds one */
+
+        for (size_t i = 0; re[i];) {
+                char c = re[i];
+                size_t len = 1, count = 0;
+
+                if (c == '*' || c == '+' || c == '?' ||
+                    (c == '{' && bound_at(re + i, &count, &len))) {
+                        if (sc.after_rep) {
+                                snprintf(err, errlen,
+                                         "two repetition operators in a row at offset %zu "
+                                         "(undefined in POSIX, and exponential to compile)",
+                                         i);
+                                return -EINVAL;
+                        }
+                        if (sc.atom != SIZE_MAX && sc.atom_rep) {
+                                snprintf(err, errlen,
+                                         "a repeated group holds a repetition (offset %zu): "
+                                         "exponential to compile",
+                                         i);
+                                return -EINVAL;
+                        }
+                        if (c == '{' && sc.atom != SIZE_MAX) {
+                                sc.copies += count * (i - sc.atom);
+                                if (sc.copies > REGEX_MAX_COPIES) {
+                                        snprintf(err, errlen,
+                                                 "bounds copy more than %d characters "
+                                                 "(offset %zu)",
+                                                 REGEX_MAX_COPIES, i);
+                                        return -EINVAL;
+                                }
+                        }
+                        holds_rep[depth] = true;
+                        sc.after_rep = true;
+                        i += len;
+                        continue;
+                }
+                sc.after_rep = false;
+                if (c == '(') {
+                        if (depth == sizeof(open) / sizeof(open[0])) {
+                                snprintf(err, errlen, "groups nested more than %zu deep",
+                                         sizeof(open) / sizeof(open[0]));
+                                return -EINVAL;
+                        }
+                        open[depth++] = i;
+                        holds_rep[depth] = false;
+                        sc.atom = SIZE_MAX;
+                } else if (c == ')' && depth) {
+                        sc.atom = open[--depth];
+                        sc.atom_rep = holds_rep[depth + 1];
+                        holds_rep[depth] |= holds_rep[depth + 1];
+                } else if (c == '|' || c == '^' || c == '$') {
+                        sc.atom = SIZE_MAX;
+                } else {
+                        sc.atom = i;
+                        sc.atom_rep = false;
+                        if (c == '\\' && re[i + 1]) {
+                                len = 2;
+                        } else if (c == '[') {
+                                len = bracket_len(re + i);
+                        }
+                }
+                i += len;
+        }
+        return 0;
+}
+
 int rw_rules_drop_metric(struct rw_rules *r, const char *regex, char *err, size_t errlen)
 {
         char anchored[1024];
@@ -321,6 +464,8 @@ int rw_rules_drop_metric(struct rw_rules *r, const char *regex, char *err, size_
                 snprintf(err, errlen, "regular expression too long");
                 return -EINVAL;
         }
+        if (regex_check_cost(regex, err, errlen))
+                return -EINVAL;
         grown = realloc(r->drop_metric, (r->n_drop_metric + 1) * sizeof(*grown));
         if (!grown)
                 return -ENOMEM;

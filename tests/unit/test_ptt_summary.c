@@ -770,6 +770,102 @@ static void test_feed_equals_entries(void **state)
         }
 }
 
+/* A trace that leaves requests pending, fills small requester tables and
+ * expires entries: what a reset must not carry over. */
+static void build_busy(struct trace *tr)
+{
+        build_mixed(tr);
+        for (unsigned int r = 1; r <= 12; r++) {
+                add4(tr, 3, MRD(r, r, 2));
+                add4(tr, 1, MWR(r, r));
+        }
+        add4(tr, 2, CPLD(5, 5, 2, 8));
+}
+
+static void assert_same_summary(struct ptt_summary *a, struct ptt_summary *b)
+{
+        struct ptt_requester_row ra[16], rb[16];
+        size_t na, nb;
+
+        assert_memory_equal(ptt_summary_config(a), ptt_summary_config(b),
+                            sizeof(struct ptt_summary_config));
+        assert_same_stats(ptt_summary_window(a), ptt_summary_window(b));
+        assert_memory_equal(&ptt_summary_window(a)->cov, &ptt_summary_window(b)->cov,
+                            sizeof(struct ptt_coverage));
+        assert_same_stats(ptt_summary_total(a), ptt_summary_total(b));
+        na = ptt_stats_requesters(ptt_summary_total(a), 8, ra, 16);
+        nb = ptt_stats_requesters(ptt_summary_total(b), 8, rb, 16);
+        assert_int_equal(na, nb);
+        for (size_t i = 0; i < na && i < 16; i++) {
+                assert_int_equal(ra[i].other, rb[i].other);
+                assert_int_equal(ra[i].requester_id, rb[i].requester_id);
+                assert_memory_equal(ra[i].by_kind, rb[i].by_kind, sizeof(ra[i].by_kind));
+        }
+}
+
+/* A reset summary counts exactly as a new one with the same config, when
+ * its tables shrink (reused) and when they grow (reallocated). */
+static void test_reset(void **state)
+{
+        static const struct {
+                int direction;
+                enum ptt_time_mode mode;
+                unsigned int requesters, outstanding;
+        } cfgs[] = {
+            {2, PTT_TIME_DELTA, 300, 64}, /* first: what reset starts from */
+            {1, PTT_TIME_ABSOLUTE, 4, 2}, /* smaller: tables kept */
+            {-1, PTT_TIME_DELTA, 2, 4},
+            {3, PTT_TIME_DELTA, 1000, 8192}, /* larger: tables replaced */
+            {2, PTT_TIME_DELTA, 0, 0},       /* the defaults */
+        };
+        struct ptt_summary_config cfg;
+        struct ptt_summary *s = NULL;
+        struct trace tr;
+
+        (void)state;
+        build_busy(&tr);
+        for (size_t i = 0; i < sizeof(cfgs) / sizeof(cfgs[0]); i++) {
+                struct ptt_summary *fresh;
+
+                ptt_summary_config_default(&cfg);
+                cfg.direction = cfgs[i].direction;
+                cfg.time_mode = cfgs[i].mode;
+                cfg.max_requesters = cfgs[i].requesters;
+                cfg.max_outstanding = cfgs[i].outstanding;
+                if (!s) {
+                        s = ptt_summary_new(&cfg);
+                        assert_non_null(s);
+                } else {
+                        assert_int_equal(ptt_summary_reset(s, &cfg), 0);
+                }
+                fresh = ptt_summary_new(&cfg);
+                assert_non_null(fresh);
+                assert_same_summary(s, fresh);
+                for (int round = 0; round < 2; round++) {
+                        ptt_summary_feed(s, tr.buf, tr.len);
+                        ptt_summary_feed(fresh, tr.buf, tr.len);
+                        assert_same_summary(s, fresh);
+                        ptt_summary_window_end(s);
+                        ptt_summary_window_end(fresh);
+                }
+                assert_same_summary(s, fresh);
+                assert_true(ptt_summary_total(s)->cov.tlps > 0);
+                ptt_summary_free(fresh);
+                /* Left with an open window and requests pending. */
+                ptt_summary_feed(s, tr.buf, tr.len);
+        }
+        /* A bad config is refused and changes nothing. */
+        cfg.direction = 4;
+        assert_int_equal(ptt_summary_reset(s, &cfg), -EINVAL);
+        assert_int_equal(ptt_summary_config(s)->direction, 2);
+        assert_true(ptt_summary_total(s)->cov.tlps > 0);
+        /* NULL: the defaults, as ptt_summary_new(NULL). */
+        assert_int_equal(ptt_summary_reset(s, NULL), 0);
+        assert_int_equal(ptt_summary_config(s)->direction, -1);
+        assert_int_equal(ptt_summary_total(s)->cov.tlps, 0);
+        ptt_summary_free(s);
+}
+
 static void test_config(void **state)
 {
         struct ptt_summary_config cfg;
@@ -837,6 +933,7 @@ int main(void)
             cmocka_unit_test(test_windows),
             cmocka_unit_test(test_feed_equals_entries),
             cmocka_unit_test(test_config),
+            cmocka_unit_test(test_reset),
         };
 
         return cmocka_run_group_tests(tests, NULL, NULL);

@@ -251,6 +251,56 @@ static void test_external_and_rules(void **state)
         rw_rules_free(r);
 }
 
+/* Patterns glibc's regcomp needs exponential time for are refused with the
+ * reason (found by fuzz_rw_config: DropMetric "tyS++++++++++++++++++++..."
+ * hung the configuration for hours); everyday ones still load. */
+static void test_drop_metric_cost(void **state)
+{
+        static const char *const refused[] = {
+            "a++",                            /* 2 in a row: 20 took 8 s */
+            "tyS++++++++++++++++++++elfMeic", /* the fuzzer's input */
+            "a*?",
+            "a{2}{3}",
+            "a+{1,2}",
+            "x.*+", /* POSIX: undefined */
+            "(a+)+",
+            "((a*){0,10}){0,10}",                 /* 11 s */
+            "(((((a|b+|c*)+)?)*){0,10}x{0,100})", /* 86 s */
+            "((x)(y|z*))*",                       /* held deeper down */
+            "a{0,255}a{0,255}a{0,255}a{0,255}",   /* 110 of them: 4.6 s */
+            "(abcdefghijk){100}",                 /* 1,100 characters copied */
+        };
+        static const char *const accepted[] = {
+            "collectd_memory.*",
+            "pcie_(link|aer)_.*",
+            "(foo|bar)+_baz?",
+            "a{2,5}b{0,3}",
+            "x[+*?]+",
+            "[]a+]*",
+            "[[:alpha:]+]+",
+            "\\++",
+            "a{1000}",
+            "(ab)*(cd)+(ef)?",
+            "a{2}b",
+            "((a)(b|c))",
+        };
+        struct rw_rules *r = rw_rules_new();
+        char err[256];
+
+        (void)state;
+        assert_non_null(r);
+        for (size_t i = 0; i < sizeof(refused) / sizeof(refused[0]); i++) {
+                err[0] = '\0';
+                if (rw_rules_drop_metric(r, refused[i], err, sizeof(err)) != -EINVAL)
+                        fail_msg("accepted: %s", refused[i]);
+                assert_true(strstr(err, "offset") || strstr(err, "characters"));
+        }
+        for (size_t i = 0; i < sizeof(accepted) / sizeof(accepted[0]); i++)
+                if (rw_rules_drop_metric(r, accepted[i], err, sizeof(err)))
+                        fail_msg("refused: %s: %s", accepted[i], err);
+        rw_rules_free(r);
+}
+
 /* Label values are valid UTF-8 on the way out: a receiver refuses a whole
  * request (and a scraper a whole page) for one invalid value. */
 static void test_utf8_values(void **state)
@@ -345,6 +395,7 @@ int main(void)
             cmocka_unit_test(test_names),
             cmocka_unit_test(test_family),
             cmocka_unit_test(test_external_and_rules),
+            cmocka_unit_test(test_drop_metric_cost),
             cmocka_unit_test(test_pack),
             cmocka_unit_test(test_utf8_values),
             cmocka_unit_test(test_registry),

@@ -13,7 +13,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <limits.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "calibration.h"
 #include "cli.h"
@@ -379,8 +381,10 @@ static int run_command(const char *command, struct cli_opts *opts)
                 status = cmd_uncore(opts, engine_env(e));
         else if (!strcmp(command, "calibrate"))
                 status = cmd_calibrate(opts, e); /* owns the PMU and PTT: no source runs */
+#ifdef CLI_WITH_SNAPSHOT
         else if (!strcmp(command, "snapshot"))
                 status = cmd_snapshot(opts, e);
+#endif
         else if (engine_start(e))
                 status = CLI_EXIT_ERROR;
         else if (!strcmp(command, "iio"))
@@ -392,6 +396,73 @@ static int run_command(const char *command, struct cli_opts *opts)
         engine_close(e);
         return status;
 }
+
+/*
+ * exporter and snapshot need libmicrohttpd and libarchive, whose start-up
+ * (GnuTLS, nettle, p11-kit, libxml2, ICU) cost every other command about
+ * 15 ms when they were linked into this program: more than its own work in
+ * `topology` on a 1,000-function dump. They are programs of their own,
+ * pciescope-exporter and pciescope-snapshot, built from these same sources
+ * with the command compiled in (CLI_WITH_EXPORTER, CLI_WITH_SNAPSHOT); this
+ * one checks the arguments, then runs the helper with the same ones, in
+ * place of itself (git's way with its helpers). Where the helper is:
+ *   $PCIESCOPE_EXEC_PATH, when set (and then only there);
+ *   beside this program (the build tree);
+ *   ../libexec/pciescope beside it (an installed tree, wherever it is);
+ *   the configured $(pkglibexecdir).
+ */
+#if !defined(CLI_WITH_EXPORTER) || !defined(CLI_WITH_SNAPSHOT)
+/* The arguments as given (getopt_long() reorders argv's pointers). */
+static char **helper_args;
+
+static bool helper_at(char *path, size_t size, const char *dir, const char *sub,
+                      const char *command)
+{
+        int n = snprintf(path, size, "%s%s/pciescope-%s", dir, sub, command);
+
+        return n > 0 && (size_t)n < size && access(path, X_OK) == 0;
+}
+
+static int run_helper(const char *command, char **argv)
+{
+        const char *env = getenv("PCIESCOPE_EXEC_PATH");
+        char self[PATH_MAX], path[PATH_MAX + 64];
+        ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+        char *slash;
+        bool found;
+
+        if (env && *env) {
+                found = helper_at(path, sizeof(path), env, "", command);
+        } else {
+                found = false;
+                if (n > 0) {
+                        self[n] = '\0';
+                        slash = strrchr(self, '/');
+                        if (slash) {
+                                *slash = '\0';
+                                found = helper_at(path, sizeof(path), self, "", command) ||
+                                        helper_at(path, sizeof(path), self, "/../libexec/pciescope",
+                                                  command);
+                        }
+                }
+                if (!found)
+                        found = helper_at(path, sizeof(path), PCIESCOPE_LIBEXECDIR, "", command);
+        }
+        if (!found) {
+                if (env && *env)
+                        cli_error("%s: no program pciescope-%s in %s (PCIESCOPE_EXEC_PATH)",
+                                  command, command, env);
+                else
+                        cli_error("%s: no program pciescope-%s beside this one nor in %s: "
+                                  "is pciescope completely installed?",
+                                  command, command, PCIESCOPE_LIBEXECDIR);
+                return CLI_EXIT_ERROR;
+        }
+        execv(path, argv);
+        cli_error("%s: cannot run %s: %s", command, path, strerror(errno));
+        return CLI_EXIT_ERROR;
+}
+#endif
 
 int main(int argc, char **argv)
 {
@@ -449,6 +520,12 @@ int main(int argc, char **argv)
         unsigned int default_top_talkers;
         int c, status, bad = 0;
 
+#if !defined(CLI_WITH_EXPORTER) || !defined(CLI_WITH_SNAPSHOT)
+        helper_args = calloc((size_t)argc + 1, sizeof(*helper_args));
+        if (!helper_args)
+                return CLI_EXIT_ERROR;
+        memcpy(helper_args, argv, (size_t)argc * sizeof(*helper_args));
+#endif
         if (engine_config_init(&opts.cfg))
                 return CLI_EXIT_ERROR;
         default_top_talkers = opts.cfg.pmu.top_talkers;
@@ -661,13 +738,21 @@ int main(int argc, char **argv)
                 if (!opts.detail_given && set_string(&opts, "--detail", "Detail", "default"))
                         status = CLI_EXIT_ERROR;
                 else
+#ifdef CLI_WITH_EXPORTER
                         status = cmd_exporter(&opts);
+#else
+                        status = run_helper("exporter", helper_args);
+#endif
         } else if (strcmp(command, "topology") && strcmp(command, "audit") &&
                    strcmp(command, "pmu") && strcmp(command, "uncore") && strcmp(command, "iio") &&
                    strcmp(command, "top") && strcmp(command, "calibrate") &&
                    strcmp(command, "snapshot")) {
                 cli_error("unknown command '%s' (try --help)", command);
                 status = CLI_EXIT_ERROR;
+#ifndef CLI_WITH_SNAPSHOT
+        } else if (!strcmp(command, "snapshot")) {
+                status = run_helper("snapshot", helper_args);
+#endif
         } else {
                 status = run_command(command, &opts);
         }

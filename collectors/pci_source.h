@@ -57,4 +57,13 @@ const char *pci_source_error(const struct pci_source *src);
 void pci_source_names(struct pci_source *src, uint16_t vendor, uint16_t device, char *vendor_name,
                       size_t vendor_size, char *device_name, size_t device_size);
 
+/*
+ * Start loading pci.ids on a thread of its own, for a caller that will ask
+ * for names after a scan: libpci reads and hashes the whole list (~15 ms
+ * here, as long as a scan of 1,000 functions) and the two overlap. The
+ * first pci_source_names() (or pci_source_close()) waits for it. Without a
+ * thread, nothing changes: the list loads at the first look-up.
+ */
+void pci_source_names_prefetch(struct pci_source *src);
+
 #endif /* PCIESCOPE_PCI_SOURCE_H */

@@ -62,6 +62,14 @@ rc=$?
 check "pciescope topology --simulate kunpeng930-2p (no --machine-dir): exit 0" test "$rc" -eq 0
 check "  ... draws the simulated Root Ports with their links" grep -q 'GT/s' "$tmp/topo.out"
 check "  ... says it is SIMULATED on stderr" grep -qi 'simulat' "$tmp/topo.err"
+# snapshot is a program of its own in /usr/libexec/pciescope (exporter too:
+# the unit below runs it), found by the installed pciescope.
+check "pciescope-snapshot and pciescope-exporter are in /usr/libexec/pciescope" \
+	test -x /usr/libexec/pciescope/pciescope-snapshot -a -x /usr/libexec/pciescope/pciescope-exporter
+pciescope snapshot --simulate kunpeng930-2p -o "$tmp/snap.tar.gz" >"$tmp/snap.out" 2>&1
+rc=$?
+check "the installed pciescope snapshot runs it (rc $rc)" \
+	eval '[ $rc -eq 0 ] && tar -tzf "$tmp/snap.tar.gz" | grep -q machine.json'
 for m in kunpeng930-2p kunpeng930-misconfig spr-2s; do
 	check "machine $m is in /usr/share/pciescope/machines" test -f "/usr/share/pciescope/machines/$m.json"
 done

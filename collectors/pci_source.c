@@ -244,6 +244,8 @@ static const char *dump_func_end(struct dump_list *l)
         d = &l->f[l->n - 1];
         d->have = dump_have(l->cur_len);
         d->at = l->used;
+        if (!d->have)
+                return NULL;
         if (l->size - l->used < d->have) {
                 size_t size = l->size ? 2 * l->size : 64u << 10;
                 uint8_t *nb = realloc(l->bytes, size);

@@ -83,6 +83,16 @@ static int parse_size(const char *s, uint64_t *out)
         return 0;
 }
 
+/* parse_size() for option @name; 0, or 1 after saying what it takes. */
+static int take_size(const char *name, const char *arg, uint64_t *out)
+{
+        if (!parse_size(arg, out))
+                return 0;
+        cli_error("%s %s: bytes, 1 or more, with an optional K, M, G or T (binary units)", name,
+                  arg);
+        return 1;
+}
+
 static void usage(FILE *out)
 {
         fprintf(out, "Usage: pciescope COMMAND [OPTIONS]\n"
@@ -670,12 +680,7 @@ int main(int argc, char **argv)
                         opts.snapshot_trace = true;
                         break;
                 case 'X':
-                        if (parse_size(optarg, &opts.trace_max_size)) {
-                                cli_error("--max-size %s: bytes, 1 or more, with an optional K, "
-                                          "M, G or T (binary units)",
-                                          optarg);
-                                bad = 1;
-                        }
+                        bad = take_size("--max-size", optarg, &opts.trace_max_size);
                         break;
                 case 'A':
                         bad = set_string(&opts, "--calibration", "CalibrationFile", optarg);
@@ -684,12 +689,7 @@ int main(int argc, char **argv)
                         opts.calib_device = optarg;
                         break;
                 case 'b':
-                        if (parse_size(optarg, &opts.calib_bytes)) {
-                                cli_error("--bytes %s: bytes, 1 or more, with an optional K, M, "
-                                          "G or T (binary units)",
-                                          optarg);
-                                bad = 1;
-                        }
+                        bad = take_size("--bytes", optarg, &opts.calib_bytes);
                         break;
                 case 'x':
                         opts.calib_command = optarg;

@@ -27,6 +27,7 @@
 
 #include <pci/pci.h>
 
+#include "pci_dump_ref.h"
 #include "pci_source.h"
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
@@ -722,120 +723,14 @@ static void test_names(void **state)
  * same steps (64, 256, 4096), the same error message. Run over every
  * fixture and over mutated dumps. */
 
-struct digest {
-        size_t calls;
-        uint64_t hash; /* FNV-1a over address, length and bytes, in order */
-        char error[512];
-        int ret;
-};
-
-static void fnv(uint64_t *h, const void *data, size_t len)
-{
-        const uint8_t *p = data;
-
-        for (size_t i = 0; i < len; i++)
-                *h = (*h ^ p[i]) * 0x100000001b3ull;
-}
-
-static void digest_add(struct digest *d, uint32_t domain, unsigned int bus, unsigned int dev,
-                       unsigned int func, const uint8_t *cfg, size_t len)
-{
-        uint32_t head[5] = {domain, bus, dev, func, (uint32_t)len};
-
-        fnv(&d->hash, head, sizeof(head));
-        fnv(&d->hash, cfg, len);
-        d->calls++;
-}
-
-static int digest_visit(void *ctx, const struct pci_addr *addr, const uint8_t *cfg, size_t len)
-{
-        digest_add(ctx, addr->domain, addr->bus, addr->dev, addr->func, cfg, len);
-        return 0;
-}
-
-static jmp_buf ref_jmp;
-static char ref_error[512];
-
-__attribute__((noreturn, format(printf, 1, 2))) static void ref_fail(char *msg, ...)
-{
-        va_list ap;
-
-        va_start(ap, msg);
-        vsnprintf(ref_error, sizeof(ref_error), msg, ap);
-        va_end(ap);
-        longjmp(ref_jmp, 1);
-}
-
-static void ref_quiet(char *msg, ...)
-{
-        (void)msg;
-}
-
-static void libpci_digest(const char *path, struct digest *d)
-{
-        static const int steps[] = {0, 64, 256, 4096};
-        struct pci_access *volatile a = pci_alloc();
-        uint8_t cfg[4096];
-
-        memset(d, 0, sizeof(*d));
-        d->hash = 0xcbf29ce484222325ull;
-        ref_error[0] = '\0';
-        a->error = ref_fail;
-        a->warning = ref_quiet;
-        a->debug = ref_quiet;
-        a->buscentric = 1;
-        a->method = PCI_ACCESS_DUMP;
-        if (setjmp(ref_jmp)) {
-                /* As the source: an error means no functions at all. */
-                d->ret = -EIO;
-                d->calls = 0;
-                d->hash = 0xcbf29ce484222325ull;
-                snprintf(d->error, sizeof(d->error), "%s", ref_error);
-                pci_cleanup(a);
-                return;
-        }
-        pci_set_param(a, "dump.name", (char *)path);
-        pci_init(a);
-        pci_scan_bus(a);
-        for (struct pci_dev *p = a->devices; p; p = p->next) {
-                size_t have = 0;
-
-                memset(cfg, 0xff, sizeof(cfg));
-                for (size_t i = 1; i < ARRAY_SIZE(steps); i++) {
-                        if (!pci_read_block(p, steps[i - 1], cfg + steps[i - 1],
-                                            steps[i] - steps[i - 1]))
-                                break;
-                        have = (size_t)steps[i];
-                }
-                digest_add(d, (uint32_t)p->domain, p->bus, p->dev, p->func, cfg, have);
-        }
-        pci_cleanup(a);
-}
-
-static void source_digest(const char *path, struct digest *d)
-{
-        struct pci_source *src = NULL;
-
-        memset(d, 0, sizeof(*d));
-        d->hash = 0xcbf29ce484222325ull;
-        assert_int_equal(pci_source_open_dump(path, &src), 0);
-        d->ret = pci_source_scan(src, digest_visit, d);
-        if (d->ret) {
-                d->calls = 0;
-                d->hash = 0xcbf29ce484222325ull;
-        }
-        snprintf(d->error, sizeof(d->error), "%s", pci_source_error(src));
-        pci_source_close(src);
-}
-
 static void same_as_libpci(const char *path)
 {
-        struct digest ours, theirs;
+        struct dump_digest ours, theirs;
 
-        libpci_digest(path, &theirs);
-        source_digest(path, &ours);
-        if (ours.ret != theirs.ret || ours.calls != theirs.calls || ours.hash != theirs.hash ||
-            strcmp(ours.error, theirs.error))
+        dump_digest_libpci(path, &theirs);
+        assert_int_equal(dump_digest_ours(path, &ours), 0);
+        assert_false(ours.odd_length);
+        if (!dump_digest_same(&ours, &theirs))
                 fail_msg("%s: ours %d, %zu functions, %016llx, \"%s\"; libpci %d, %zu, %016llx, "
                          "\"%s\"",
                          path, ours.ret, ours.calls, (unsigned long long)ours.hash, ours.error,

@@ -861,9 +861,11 @@ static enum ptt_dir direction_of(const struct ptt_summary *s, enum ptt_format fm
 struct split_run {
         bool live;
         size_t n; /* completions of the run not yet added to the cells */
-        /* PTT DW0 without Time; DW2 without Lower Address, or RUN_NONE
-         * (no DW2 >> 8 is) when not live: the loop tests only the keys. */
-        uint32_t key0, key2;
+        /* 4DW: PTT DW0 without Time; 8DW: the TLP's DW0, with the
+         * entry's first dword and prefix dword in keym and keyp. DW2
+         * without Lower Address, or RUN_NONE (no DW2 >> 8 is) when not
+         * live: the loop tests only the keys. */
+        uint32_t key0, key2, keym, keyp;
         uint32_t at; /* the pending request */
         uint32_t bytes;
         struct ptt_count *win, *slot; /* by_kind cells of window and requester */
@@ -1070,15 +1072,23 @@ step_4dw(struct ptt_summary *s, const uint8_t *p, struct time_base *tb, enum ptt
         run->key2 = run->live ? d2 >> 8 : RUN_NONE;
 }
 
-/* One 8DW entry: the header dwords are stored as PCIe draws them. */
-static inline __attribute__((always_inline)) void step_8dw(struct ptt_summary *s, const uint8_t *p,
-                                                           struct time_base *tb,
-                                                           enum ptt_time_mode mode, bool base_set,
-                                                           struct feed_tally *n)
+/* One 8DW entry: the header dwords are stored as PCIe draws them. A run's
+ * next completion has the same first dword, prefix and DW0 as the one that
+ * opened it (which passed every check below), and DW2 but for Lower
+ * Address; only its DW1 (status, byte count) and Time differ. */
+static inline __attribute__((always_inline)) void
+step_8dw(struct ptt_summary *s, const uint8_t *p, struct time_base *tb, enum ptt_time_mode mode,
+         bool base_set, struct feed_tally *n, struct split_run *run)
 {
-        uint32_t d0 = get32(p), prefix;
+        uint32_t d0 = get32(p), prefix, h0, h2;
         struct tlp_brief t;
 
+        if (base_set && get32(p + 16) >> 8 == run->key2 && get32(p + 8) == run->key0 &&
+            d0 == run->keym && get32(p + 4) == run->keyp) {
+                advance_time_set(tb, mode, get32(p + 28), PTT_8DW_TIME_BITS);
+                count_run_next(s, run, get32(p + 12), get32(p + 16), tb->now);
+                return;
+        }
         if ((d0 & PTT_8DW_MARKER) != PTT_8DW_MARKER) {
                 for (unsigned int k = 4; k < PTT_ENTRY_8DW_BYTES; k += 4)
                         d0 |= get32(p + k);
@@ -1093,22 +1103,28 @@ static inline __attribute__((always_inline)) void step_8dw(struct ptt_summary *s
         /* A non-zero prefix dword must be a prefix (Fmt 100), as in
          * ptt_entry_tlp(). */
         prefix = get32(p + 4);
+        h0 = get32(p + 8);
+        h2 = get32(p + 16);
         if ((prefix && prefix >> 29 != TLP_FMT_PREFIX) ||
-            tlp_decode_brief(get32(p + 8), get32(p + 12), get32(p + 16), &t)) {
+            tlp_decode_brief(h0, get32(p + 12), h2, &t)) {
                 n->unknown++;
                 return;
         }
-        count_tlp(s, &t, 1, tb->now, NULL);
+        count_tlp(s, &t, 1, tb->now, run);
+        run->key0 = h0;
+        run->keym = d0;
+        run->keyp = prefix;
+        run->key2 = run->live ? h2 >> 8 : RUN_NONE;
 }
 
-/* One entry of format @f8 (see step_4dw(); 8DW entries open no runs). */
+/* One entry of format @f8 (see step_4dw() and step_8dw()). */
 static inline __attribute__((always_inline)) void step(struct ptt_summary *s, const uint8_t *p,
                                                        unsigned int f8, struct time_base *tb,
                                                        enum ptt_time_mode mode, bool base_set,
                                                        struct feed_tally *n, struct split_run *run)
 {
         if (f8)
-                step_8dw(s, p, tb, mode, base_set, n);
+                step_8dw(s, p, tb, mode, base_set, n, run);
         else
                 step_4dw(s, p, tb, mode, base_set, n, run);
 }

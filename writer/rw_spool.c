@@ -211,12 +211,21 @@ static int write_cursor(struct rw_spool *sp)
         if (fd < 0)
                 return -errno;
         errno = 0;
-        if (write(fd, line, (size_t)len) != len || close(fd)) {
+        if (write(fd, line, (size_t)len) != len) {
                 /* A short write of a few bytes to a new file: the disk is
                  * full. No empty or half cursor.tmp is left behind. */
                 int err = errno ? -errno : -ENOSPC;
 
                 close(fd);
+                unlink(tmp);
+                return err;
+        }
+        /* Closed once whatever close() says (Linux releases the number
+         * even on an error; a second close could hit another thread's
+         * newly opened file). */
+        if (close(fd)) {
+                int err = -errno;
+
                 unlink(tmp);
                 return err;
         }

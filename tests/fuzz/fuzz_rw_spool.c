@@ -52,6 +52,14 @@ static void remove_dir(void)
         rmdir(dir);
 }
 
+/* A failed step says why before the crash: libFuzzer keeps only the input,
+ * and a failure that depends on the file system may not come back. */
+__attribute__((noreturn)) static void fail(const char *step, const char *why)
+{
+        fprintf(stderr, "fuzz_rw_spool: %s failed: %s\n", step, why);
+        __builtin_trap();
+}
+
 static void put_file(const char *name, const uint8_t *p, size_t n)
 {
         char path[128];
@@ -78,6 +86,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         size_t len;
         uint32_t samples;
         uint64_t reads = 0;
+        int rc;
 
         if (!dir[0]) {
                 /* a RAM file system when there is one: the target renames and
@@ -98,7 +107,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                 put_file("0000000000000002.spool", data + clen + 1 + cut, rest - cut);
         }
         if (rw_spool_open(&o, &sp, err, sizeof(err)) != 0)
-                __builtin_trap();
+                fail("open", err);
         while (rw_spool_peek(sp, 0, &buf, &len, &samples) == 0) {
                 if (len > RW_SPOOL_MAX_RECORD || len + RW_SPOOL_HEADER > size || ++reads > size)
                         __builtin_trap();
@@ -108,11 +117,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         }
         if (!rw_spool_empty(sp))
                 __builtin_trap();
-        if (rw_spool_append(sp, mine, sizeof(mine), 7, 1) != 0)
-                __builtin_trap();
+        rc = rw_spool_append(sp, mine, sizeof(mine), 7, 1);
+        if (rc != 0) {
+                snprintf(err, sizeof(err), "%s", strerror(-rc));
+                fail("append", err);
+        }
         rw_spool_close(sp);
         if (rw_spool_open(&o, &sp, err, sizeof(err)) != 0)
-                __builtin_trap();
+                fail("reopen after the append", err);
         if (rw_spool_peek(sp, 0, &buf, &len, &samples) != 0 || len != sizeof(mine) ||
             samples != 7 || memcmp(buf, mine, len))
                 __builtin_trap();

@@ -98,8 +98,11 @@ check "live topology lists every function in /sys/bus/pci/devices ($n_json of $n
 # pciescope-snapshot beside pciescope in the build tree, $(pkglibexecdir)
 # installed): the other commands start without libmicrohttpd, libarchive
 # and what they load (GnuTLS, ICU: ~15 ms of start-up each time).
-cli_dir=$(dirname "$PCIESCOPE")
-libs=$(ldd "$PCIESCOPE" 2>/dev/null)
+# PCIESCOPE_BINARY: the program itself where $PCIESCOPE is a wrapper
+# script (sanitize.sh's, which keeps the sanitizer reports).
+bin=${PCIESCOPE_BINARY:-$PCIESCOPE}
+cli_dir=$(dirname "$bin")
+libs=$(ldd "$bin" 2>/dev/null)
 check "pciescope itself links neither libmicrohttpd nor libarchive" \
 	eval '[ -n "$libs" ] && ! grep -q "libmicrohttpd\|libarchive\|libgnutls" <<<"$libs"'
 check "pciescope-exporter and pciescope-snapshot are built beside it" \

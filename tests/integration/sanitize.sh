@@ -34,7 +34,7 @@ if ! "$top_srcdir/configure" CC="$CC_SAN" CFLAGS="-g -O1 $SAN" LDFLAGS="$SAN" >c
 	exit 1
 fi
 # The CLI and the tools the CLI scripts use, too.
-cli_progs="cli/pciescope tests/tools/ptt_perfdata tests/tools/sim_write"
+cli_progs="cli/pciescope cli/pciescope-exporter cli/pciescope-snapshot tests/tools/ptt_perfdata tests/tools/sim_write"
 if ! progs=$(make -s print-check-programs 2>build.log) ||
 	! make -j"$(nproc)" $progs $cli_progs >>build.log 2>&1; then
 	not_ok "build with sanitizers"
@@ -90,6 +90,7 @@ for script in cli.sh trace_cli.sh uncore_cli.sh calibrate.sh; do
 	rm -f "$work/reports/"*
 	(cd "$work/build" && unset CMOCKA_MESSAGE_OUTPUT &&
 		top_srcdir="$top_srcdir" top_builddir="$work/shim" \
+		PCIESCOPE_BINARY="$work/build/cli/pciescope" \
 		bash "$top_srcdir/tests/integration/$script") >"$out" 2>&1
 	rc=$?
 	fails=$(grep -c '^not ok' "$out")

@@ -11,17 +11,19 @@
  * Each scan builds a fresh pci_access and tears it down: libpci cannot
  * rescan an access, and devices come and go (hot plug, SR-IOV).
  */
+#define _GNU_SOURCE /* memfd_create */
 #include "pci_source.h"
 
 #include <errno.h>
 #include <fcntl.h>
-#include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <pci/pci.h>
@@ -36,10 +38,11 @@ struct pci_source {
         char *path;               /* sysfs bus/pci directory, or dump file */
         struct pci_access *names; /* kept for pci.ids lookups, NULL until needed */
         bool names_failed;
-        /* pci_source_names_prefetch() runs: names and names_failed are its
-         * thread's until names_wait(). */
-        bool names_loading;
-        pthread_t names_thread;
+        /* names holds only these functions' names (pci_source_names_for()):
+         * vendor << 16 | device, sorted. NULL: names is the whole list. */
+        uint32_t *names_ids;
+        size_t names_n;
+        char *ids_file; /* pci_source_set_ids_file(), NULL: libpci's default */
         char error[512];
 };
 
@@ -119,23 +122,14 @@ int pci_source_open_dump(const char *dump_path, struct pci_source **out)
         return source_new(PCI_SOURCE_DUMP, dump_path, out);
 }
 
-static void names_wait(struct pci_source *src);
+static void names_drop(struct pci_source *src);
 
 void pci_source_close(struct pci_source *src)
 {
         if (!src)
                 return;
-        names_wait(src);
-        if (src->names) {
-                jmp_buf jb;
-
-                guard_jmp = &jb;
-                guard_src = src;
-                if (!setjmp(jb))
-                        pci_cleanup(src->names);
-                guard_jmp = NULL;
-                guard_src = NULL;
-        }
+        names_drop(src);
+        free(src->ids_file);
         free(src->path);
         free(src);
 }
@@ -549,50 +543,341 @@ out:
 }
 
 /* The pci_access of the name look-ups (no method: only pci.ids). */
-static struct pci_access *names_access(void)
+static struct pci_access *names_access(const struct pci_source *src)
 {
         struct pci_access *a = pci_alloc();
 
         a->error = guard_error;
         a->warning = quiet_message;
         a->debug = quiet_message;
+        /* A copy libpci frees; without memory for it, libpci's default. */
+        if (src->ids_file) {
+                char *name = strdup(src->ids_file);
+
+                if (name)
+                        pci_set_name_list_path(a, name, 1);
+        }
         return a;
 }
 
-/* The prefetch thread: pci.ids into src->names, under this thread's guard. */
-static void *names_load(void *arg)
+/* The names loaded so far go; the next look-up loads them anew. */
+static void names_drop(struct pci_source *src)
 {
-        struct pci_source *src = arg;
+        if (src->names) {
+                jmp_buf jb;
+
+                guard_jmp = &jb;
+                guard_src = src;
+                if (!setjmp(jb))
+                        pci_cleanup(src->names);
+                guard_jmp = NULL;
+                guard_src = NULL;
+        }
+        src->names = NULL;
+        free(src->names_ids);
+        src->names_ids = NULL;
+        src->names_n = 0;
+}
+
+/* libpci fails a whole list with a line of MAX_LINE - 1 (1,023) characters
+ * or more. */
+#define IDS_LINE_MAX 1022
+
+static int compare_ids(const void *a, const void *b)
+{
+        uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+        return x < y ? -1 : x > y;
+}
+
+/* Index of the first of the sorted @ids at or above @key. */
+static size_t ids_lower_bound(const uint32_t *ids, size_t n, uint32_t key)
+{
+        size_t lo = 0, hi = n;
+
+        while (lo < hi) {
+                size_t mid = lo + (hi - lo) / 2;
+
+                if (ids[mid] < key)
+                        lo = mid + 1;
+                else
+                        hi = mid;
+        }
+        return lo;
+}
+
+static bool ids_have(const uint32_t *ids, size_t n, uint32_t key)
+{
+        size_t at = ids_lower_bound(ids, n, key);
+
+        return at < n && ids[at] == key;
+}
+
+static bool ids_have_vendor(const uint32_t *ids, size_t n, uint16_t vendor)
+{
+        size_t at = ids_lower_bound(ids, n, (uint32_t)vendor << 16);
+
+        return at < n && ids[at] >> 16 == vendor;
+}
+
+/* @n hex digits at @s (any character after them), or -1. */
+static long ids_hex(const char *s, unsigned int n)
+{
+        long v = 0;
+
+        for (unsigned int i = 0; i < n; i++) {
+                if (hex_val(s[i]) >= 16)
+                        return -1;
+                v = v << 4 | hex_val(s[i]);
+        }
+        return v;
+}
+
+/*
+ * The part of pci.ids from which libpci's parser makes the names of some
+ * functions: for each wanted vendor its vendor line ("vvvv  Name") and,
+ * below it, the device lines (one tab) of the wanted devices. Everything
+ * else goes (comments, other devices, subsystem lines, the class, "S" and
+ * other lettered blocks, other vendors). Each vendor line starts a block
+ * of its own in libpci's parser, and a device line is one entry, so what
+ * is kept becomes the same vendor and device entries as in the whole file.
+ */
+struct ids_cut {
+        const uint32_t *ids; /* wanted vendor << 16 | device, sorted */
+        size_t n;
+        int vendor; /* the kept vendor block we are in, or -1 */
+        char *out;
+        size_t len, cap;
+        bool broken; /* out of memory */
+};
+
+static void cut_keep(struct ids_cut *c, const char *line, size_t n)
+{
+        if (c->cap - c->len < n) {
+                size_t cap = c->cap ? 2 * c->cap : 16u << 10;
+                char *grown;
+
+                while (cap - c->len < n)
+                        cap *= 2;
+                grown = realloc(c->out, cap);
+                if (!grown) {
+                        c->broken = true;
+                        return;
+                }
+                c->out = grown;
+                c->cap = cap;
+        }
+        memcpy(c->out + c->len, line, n);
+        c->len += n;
+}
+
+/* One line, @n bytes with its newline (the last line may have none). */
+static void cut_line(struct ids_cut *c, const char *line, size_t n)
+{
+        long id;
+
+        if (line[0] == '\t') {
+                /* A device line (not "\t\t", a subsystem) of a kept vendor. */
+                if (c->vendor >= 0 && n > 5 && line[1] != '\t' &&
+                    (id = ids_hex(line + 1, 4)) >= 0 &&
+                    ids_have(c->ids, c->n, (uint32_t)c->vendor << 16 | (uint32_t)id))
+                        cut_keep(c, line, n);
+                return;
+        }
+        /* Comments and empty lines change nothing in libpci's parser. */
+        if (line[0] == '#' || line[0] == ' ' || line[0] == '\n' || line[0] == '\r')
+                return;
+        /* Top level: a vendor line, or a lettered block of no vendor. */
+        c->vendor = -1;
+        id = n > 4 && (line[4] == ' ' || line[4] == '\t') ? ids_hex(line, 4) : -1;
+        if (id >= 0 && ids_have_vendor(c->ids, c->n, (uint16_t)id)) {
+                c->vendor = (int)id;
+                cut_keep(c, line, n);
+        }
+}
+
+/*
+ * Reads the list libpci would read for @a and cuts it (struct ids_cut) in
+ * 64 KiB blocks: the whole file never sits in memory, whose first touch
+ * of fresh pages cost more here than the cut. False when it cannot be
+ * cut: the ".gz" name opens (maybe compressed: only libpci reads it), the
+ * file does not open or is not regular, reading fails, or libpci would cut
+ * its lines elsewhere (a NUL, a line of 1,023 characters or more).
+ */
+static bool ids_cut_file(struct pci_access *a, struct ids_cut *c)
+{
+        enum { BLOCK = 64 << 10 };
+        const char *name = a->id_file_name;
+        size_t name_len = strlen(name), have = 0;
+        char plain[4096], *buf = NULL;
+        bool ok = false, eof = false;
+        struct stat st;
+        int fd;
+
+        /* libpci's pci_open(): the name; when it ends in ".gz" and cannot
+         * be opened, the name without it. */
+        fd = open(name, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+        if (name_len >= 3 && !strcmp(name + name_len - 3, ".gz")) {
+                if (fd >= 0 || name_len - 3 >= sizeof(plain))
+                        goto out;
+                memcpy(plain, name, name_len - 3);
+                plain[name_len - 3] = '\0';
+                fd = open(plain, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+        }
+        if (fd < 0 || fstat(fd, &st) || !S_ISREG(st.st_mode))
+                goto out;
+        buf = malloc(BLOCK);
+        if (!buf)
+                goto out;
+        while (!eof || have) {
+                size_t at = 0;
+
+                if (!eof) {
+                        ssize_t r = read(fd, buf + have, BLOCK - have);
+
+                        if (r < 0 && errno == EINTR)
+                                continue;
+                        if (r < 0)
+                                goto out;
+                        eof = r == 0;
+                        if (memchr(buf + have, '\0', (size_t)r))
+                                goto out;
+                        have += (size_t)r;
+                }
+                for (;;) {
+                        const char *line = buf + at, *nl = memchr(line, '\n', have - at);
+                        size_t n = nl ? (size_t)(nl - line) + 1 : have - at;
+
+                        if (!n || (!nl && !eof))
+                                break;
+                        if (n > IDS_LINE_MAX + 1)
+                                goto out;
+                        cut_line(c, line, n);
+                        at += n;
+                }
+                if (have - at > IDS_LINE_MAX)
+                        goto out;
+                memmove(buf, buf + at, have - at);
+                have -= at;
+                if (eof && !have)
+                        break;
+        }
+        ok = !c->broken;
+out:
+        if (fd >= 0)
+                close(fd);
+        free(buf);
+        return ok;
+}
+
+/*
+ * The cut of @a's list for the sorted @ids in an anonymous memory file,
+ * for libpci, which reads only from a path (/proc/self/fd names it). -1
+ * when the list cannot be cut here: libpci reads it whole.
+ */
+static int ids_part_fd(struct pci_access *a, const uint32_t *ids, size_t n)
+{
+        struct ids_cut c = {.ids = ids, .n = n, .vendor = -1};
+        int fd = -1;
+
+        if (ids_cut_file(a, &c)) {
+                fd = memfd_create("pciescope-pci.ids", MFD_CLOEXEC);
+                if (fd >= 0 && write(fd, c.out, c.len) != (ssize_t)c.len) {
+                        close(fd);
+                        fd = -1;
+                }
+        }
+        free(c.out);
+        return fd;
+}
+
+int pci_source_set_ids_file(struct pci_source *src, const char *path)
+{
+        char *copy = path ? strdup(path) : NULL;
+
+        if (path && !copy)
+                return -ENOMEM;
+        names_drop(src);
+        src->names_failed = false;
+        free(src->ids_file);
+        src->ids_file = copy;
+        return 0;
+}
+
+size_t pci_source_names_part(const struct pci_source *src)
+{
+        return src->names_ids ? src->names_n : 0;
+}
+
+int pci_source_names_for(struct pci_source *src, const uint32_t *ids, size_t n)
+{
+        struct pci_access *volatile a = NULL;
+        char *volatile saved = NULL;
+        volatile int fd = -1, loaded = 0;
+        volatile bool failed = false;
+        uint32_t *wanted;
+        volatile size_t kept = 0; /* volatile: read after a longjmp */
+        char path[64];
         jmp_buf jb;
 
-        guard_jmp = &jb;
-        /* NULL: src->error is the scan's meanwhile; a failed load only
-         * means no names, as in pci_source_names(). */
-        guard_src = NULL;
-        if (setjmp(jb)) {
-                src->names_failed = true;
-        } else {
-                src->names = names_access();
-                pci_load_name_list(src->names);
+        if (src->names_failed)
+                return 0;
+        if (src->names) {
+                /* Loaded: the whole list, or a part that may cover these. */
+                bool covered = true;
+
+                for (size_t i = 0; i < n && src->names_ids; i++)
+                        covered = covered && ids_have(src->names_ids, src->names_n, ids[i]);
+                if (covered)
+                        return 0;
+                names_drop(src);
         }
+        wanted = malloc(n * sizeof(*wanted) + 1);
+        if (!wanted)
+                return -ENOMEM;
+        if (n)
+                memcpy(wanted, ids, n * sizeof(*wanted));
+        if (n > 1)
+                qsort(wanted, n, sizeof(*wanted), compare_ids);
+        for (size_t i = 0; i < n; i++)
+                if (!kept || wanted[kept - 1] != wanted[i])
+                        wanted[kept++] = wanted[i];
+        guard_jmp = &jb;
+        guard_src = src;
+        if (setjmp(jb)) {
+                /* libpci refused the list: no names, as with the whole. */
+                failed = true;
+        } else {
+                a = names_access(src);
+                fd = ids_part_fd(a, wanted, kept);
+                saved = fd >= 0 ? strdup(a->id_file_name) : NULL;
+                if (saved) {
+                        snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+                        pci_set_name_list_path(a, path, 0);
+                        loaded = pci_load_name_list(a);
+                }
+        }
+        /* The real name back, for libpci's messages and a later load of
+         * the whole list. */
+        if (saved)
+                pci_set_name_list_path(a, saved, 1);
+        if (fd >= 0)
+                close(fd);
+        if (a && (failed || !loaded) && !setjmp(jb))
+                pci_cleanup(a);
         guard_jmp = NULL;
-        return NULL;
-}
-
-static void names_wait(struct pci_source *src)
-{
-        if (!src->names_loading)
-                return;
-        pthread_join(src->names_thread, NULL);
-        src->names_loading = false;
-}
-
-void pci_source_names_prefetch(struct pci_source *src)
-{
-        if (src->names || src->names_failed || src->names_loading)
-                return;
-        /* Without a thread the list loads at the first look-up, as before. */
-        src->names_loading = pthread_create(&src->names_thread, NULL, names_load, src) == 0;
+        guard_src = NULL;
+        if (failed || !loaded) {
+                /* Not loaded (no /proc, a compressed list...): the whole
+                 * list at the first look-up, as without this call. */
+                src->names_failed = failed;
+                free(wanted);
+                return 0;
+        }
+        src->names = a;
+        src->names_ids = wanted;
+        src->names_n = kept;
+        return 0;
 }
 
 void pci_source_names(struct pci_source *src, uint16_t vendor, uint16_t device, char *vendor_name,
@@ -604,7 +889,10 @@ void pci_source_names(struct pci_source *src, uint16_t vendor, uint16_t device, 
 
         vendor_name[0] = '\0';
         device_name[0] = '\0';
-        names_wait(src);
+        /* Only some functions' names loaded, not this one's: the whole list. */
+        if (src->names_ids &&
+            !ids_have(src->names_ids, src->names_n, (uint32_t)vendor << 16 | device))
+                names_drop(src);
         a = src->names;
         if (src->names_failed)
                 return;
@@ -615,7 +903,7 @@ void pci_source_names(struct pci_source *src, uint16_t vendor, uint16_t device, 
                 goto out;
         }
         if (!a) {
-                a = names_access();
+                a = names_access(src);
                 src->names = a;
         }
         /* NO_NUMBERS: NULL rather than "Device 1234" when the id is unknown,

@@ -11,8 +11,16 @@
 #include "hw_env.h"
 #include "pci_regs.h"
 
+/* Where a function goes in address order: its address packed so that
+ * integer order is pci_addr_compare()'s, and its place in funcs. */
+struct sort_key {
+        uint64_t addr;
+        size_t at;
+};
+
 struct pcie_topo {
         struct pcie_function *funcs;
+        struct sort_key *keys; /* one per function, grown with funcs */
         size_t count, capacity;
         size_t truncated;
         size_t duplicates;
@@ -28,6 +36,7 @@ void pcie_topo_free(struct pcie_topo *topo)
         if (!topo)
                 return;
         free(topo->funcs);
+        free(topo->keys);
         free(topo);
 }
 
@@ -40,10 +49,15 @@ int pcie_topo_add(struct pcie_topo *topo, const struct pci_addr *addr, const uin
         if (topo->count == topo->capacity) {
                 size_t cap = topo->capacity ? topo->capacity * 2 : 64;
                 struct pcie_function *grown = realloc(topo->funcs, cap * sizeof(*grown));
+                struct sort_key *keys;
 
                 if (!grown)
                         return -ENOMEM;
                 topo->funcs = grown;
+                keys = realloc(topo->keys, cap * sizeof(*keys));
+                if (!keys)
+                        return -ENOMEM;
+                topo->keys = keys;
                 topo->capacity = cap;
         }
         f = &topo->funcs[topo->count];
@@ -64,10 +78,55 @@ int pcie_topo_add(struct pcie_topo *topo, const struct pci_addr *addr, const uin
         return 0;
 }
 
-static int compare_functions(const void *a, const void *b)
+static uint64_t addr_key(const struct pci_addr *a)
 {
-        return pci_addr_compare(&((const struct pcie_function *)a)->addr,
-                                &((const struct pcie_function *)b)->addr);
+        return (uint64_t)a->domain << 24 | (uint64_t)a->bus << 16 | (uint64_t)a->dev << 8 | a->func;
+}
+
+static int compare_keys(const void *a, const void *b)
+{
+        const struct sort_key *x = a, *y = b;
+
+        if (x->addr != y->addr)
+                return x->addr < y->addr ? -1 : 1;
+        return x->at < y->at ? -1 : x->at > y->at;
+}
+
+/*
+ * Put the functions in address order, those at one address in the order
+ * they were added (the duplicate rule needs that, and qsort() is not
+ * stable). The 16-byte keys are sorted, then each function moves once,
+ * along the cycles of the permutation: sorting the functions themselves
+ * (~600 bytes each) copied them n log n times, most of the time of a
+ * 1,060-function topology after the scan.
+ */
+static void sort_functions(struct pcie_topo *topo)
+{
+        struct sort_key *k = topo->keys;
+        struct pcie_function held;
+
+        for (size_t i = 0; i < topo->count; i++) {
+                k[i].addr = addr_key(&topo->funcs[i].addr);
+                k[i].at = i;
+        }
+        qsort(k, topo->count, sizeof(*k), compare_keys);
+        /* Place i takes funcs[k[i].at]; a finished place gets k[i].at = i. */
+        for (size_t i = 0; i < topo->count; i++) {
+                size_t j = i;
+
+                if (k[i].at == i)
+                        continue;
+                held = topo->funcs[i];
+                while (k[j].at != i) {
+                        size_t from = k[j].at;
+
+                        topo->funcs[j] = topo->funcs[from];
+                        k[j].at = j;
+                        j = from;
+                }
+                topo->funcs[j] = held;
+                k[j].at = j;
+        }
 }
 
 /* Index of the bridge in @domain whose secondary bus is @bus. Among several
@@ -206,10 +265,10 @@ void pcie_topo_finish(struct pcie_topo *topo)
 {
         size_t kept = 0;
 
-        /* No functions: funcs is still NULL, which qsort() must not get
+        /* No functions: keys is still NULL, which qsort() must not get
          * even with a count of 0 (UBSan: nonnull-attribute). */
         if (topo->count > 1)
-                qsort(topo->funcs, topo->count, sizeof(*topo->funcs), compare_functions);
+                sort_functions(topo);
         /* Drop repeated addresses (a dump may list a device twice); the
          * first one read wins, as with libpci's own lookups. */
         for (size_t i = 0; i < topo->count; i++) {
@@ -371,6 +430,22 @@ static void sysfs_links(const struct hw_env *env, struct pcie_topo *topo)
         derive_links(topo);
 }
 
+/* Tell the source whose names are coming (pci_source_names_for(): only
+ * their lines of pci.ids are loaded). Without memory for the list, the
+ * look-ups load the whole of it, as they would anyway. */
+static void names_for_functions(struct pci_source *src, const struct pcie_topo *topo)
+{
+        uint32_t *ids = malloc(topo->count * sizeof(*ids) + 1);
+
+        if (!ids)
+                return;
+        for (size_t i = 0; i < topo->count; i++)
+                ids[i] =
+                    (uint32_t)topo->funcs[i].info.vendor_id << 16 | topo->funcs[i].info.device_id;
+        (void)pci_source_names_for(src, ids, topo->count);
+        free(ids);
+}
+
 int pcie_topo_scan(const struct hw_env *env, const struct pcie_topo_opts *opts,
                    struct pcie_topo **out)
 {
@@ -382,14 +457,14 @@ int pcie_topo_scan(const struct hw_env *env, const struct pcie_topo_opts *opts,
         topo = pcie_topo_new();
         if (!topo)
                 return -ENOMEM;
-        if (opts && opts->names)
-                pci_source_names_prefetch(env->pci);
         err = pci_source_scan(env->pci, add_visitor, topo);
         if (err) {
                 pcie_topo_free(topo);
                 return err;
         }
         pcie_topo_finish(topo);
+        if (opts && opts->names)
+                names_for_functions(env->pci, topo);
         if (opts && opts->read_sysfs && topo->truncated)
                 sysfs_links(env, topo);
         for (size_t i = 0; i < topo->count; i++) {

@@ -28,6 +28,7 @@
 #include <pci/pci.h>
 
 #include "pci_dump_ref.h"
+#include "pci_ids_ref.h"
 #include "pci_source.h"
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
@@ -715,6 +716,239 @@ static void test_names(void **state)
         pci_source_close(src);
 }
 
+static uint32_t rng_state = 12345;
+
+static uint32_t rnd(void)
+{
+        rng_state = rng_state * 1103515245u + 12345u;
+        return rng_state >> 8;
+}
+
+/* ---- names from a part of pci.ids (pci_source_names_for) ----
+ *
+ * The reference is libpci's load of the whole file (pci_ids_ref.c): the
+ * same vendor and device names for every function asked for. */
+
+static void compare_ids_file(const char *path, const uint32_t *ids, size_t n, size_t want_part)
+{
+        char why[512];
+        size_t part = 0;
+        enum ids_verdict v = ids_names_compare(path, ids, n, &part, why, sizeof(why));
+
+        if (v != IDS_SAME)
+                fail_msg("%s: %s", path, why);
+        if (want_part != (size_t)-1)
+                assert_int_equal(part, want_part);
+}
+
+static void test_names_part_real_list(void **state)
+{
+        uint32_t *ids = calloc(50000, sizeof(*ids)), *some = calloc(5000, sizeof(*some));
+        size_t n, k = 0, part = 0;
+        char *text = malloc(8u << 20), why[512], v1[128], d1[128];
+        struct pci_source *src = NULL;
+        FILE *f = fopen(PCI_IDS, "r");
+        size_t len;
+
+        (void)state;
+        assert_non_null(ids);
+        assert_non_null(some);
+        assert_non_null(text);
+        if (!f) {
+                free(ids);
+                free(some);
+                free(text);
+                print_message("# %s not installed: no names to look up\n", PCI_IDS);
+                skip();
+        }
+        len = fread(text, 1, (8u << 20) - 1, f);
+        fclose(f);
+        n = ids_from_text(text, len, ids, 50000);
+        print_message("# %s: %zu vendor and device ids\n", PCI_IDS, n);
+        assert_true(n > 15000);
+        /* Every 13th id of the list (vendors alone, devices of big and
+         * small vendors), ids it lacks, and repeats. */
+        for (size_t i = 0; i < n && k < 4990; i += 13)
+                some[k++] = ids[i];
+        some[k++] = 0x8086fffeu; /* known vendor, unknown device */
+        some[k++] = 0x5a5a0f01u; /* unknown vendor */
+        some[k++] = 0x8086100eu;
+        some[k++] = 0x8086100eu;
+        compare_ids_file(PCI_IDS, some, k, (size_t)-1);
+        assert_int_equal(ids_names_compare(PCI_IDS, some, k, &part, why, sizeof(why)), IDS_SAME);
+        assert_int_equal(part, k - 1); /* one repeat */
+
+        /* Through the default list too (no file set), and a look-up
+         * outside the part: the whole list then, the same names. */
+        assert_int_equal(pci_source_open_dump(HASWELL, &src), 0);
+        assert_int_equal(pci_source_names_for(src, (const uint32_t[]){0x8086100eu}, 1), 0);
+        assert_int_equal(pci_source_names_part(src), 1);
+        pci_source_names(src, 0x8086, 0x100e, v1, sizeof(v1), d1, sizeof(d1));
+        assert_string_equal(v1, "Intel Corporation");
+        assert_string_equal(d1, "82540EM Gigabit Ethernet Controller");
+        assert_int_equal(pci_source_names_part(src), 1);
+        pci_source_names(src, 0x15b3, 0x1007, v1, sizeof(v1), d1, sizeof(d1));
+        assert_int_equal(pci_source_names_part(src), 0);
+        assert_string_equal(v1, "Mellanox Technologies");
+        assert_true(strstr(d1, "ConnectX-3") != NULL);
+        /* Asked for again after the whole list: it stays. */
+        assert_int_equal(pci_source_names_for(src, (const uint32_t[]){0x8086100eu}, 1), 0);
+        assert_int_equal(pci_source_names_part(src), 0);
+        pci_source_close(src);
+        free(ids);
+        free(some);
+        free(text);
+}
+
+/* Every kind of line libpci's parser knows, around the vendors asked for. */
+static const char crafted_ids[] = "#\n# a crafted pci.ids\n#\n\n"
+                                  "0001  First Vendor\n"
+                                  "\t0010  Device Ten\n"
+                                  "\t\t0001 0010  A subsystem of ten\n"
+                                  "# a comment inside a block\n"
+                                  "\t0011  Device Eleven\n"
+                                  "   \n"
+                                  "\t0012\tTab separated\n"
+                                  "0002\tSecond Vendor, tab\r\n"
+                                  "\t0020  Device with CR\r\n"
+                                  "\t0021  Trailing space \n"
+                                  "\t\t0002 0021  sub\n"
+                                  "00ff  Lower Vendor\n"
+                                  "\tabcd  lower case device\n"
+                                  "C 01  Mass storage controller\n"
+                                  "\t00  SCSI storage controller\n"
+                                  "\t\t00  prog-if\n"
+                                  "S 0001\n"
+                                  "\t0042  generic forty-two\n"
+                                  "X 12  An unknown lettered block\n"
+                                  "\t0003  nested in X\n"
+                                  "\t\t0003 0003  deeper\n"
+                                  "AbCd  Mixed Case Vendor\n"
+                                  "\t0001  mixed one\n"
+                                  "0003  Last Vendor\n"
+                                  "\t0030  no newline at the end";
+
+static void test_names_part_crafted(void **state)
+{
+        struct tmp *t = *state;
+        uint32_t ids[64];
+        size_t n = ids_from_text(crafted_ids, sizeof(crafted_ids) - 1, ids, 60);
+        char line[2100], *buf;
+        size_t len;
+
+        ids[n++] = 0x00010013u; /* a vendor's unknown device */
+        ids[n++] = 0x00040000u; /* an unknown vendor */
+        ids[n++] = 0x00c00000u; /* "C 0..." read as hex would be 0xc0.. */
+        ids[n++] = 0x00ff0003u; /* "\t0003" of the X block after vendor 00ff */
+        assert_true(n > 15);
+        tmp_file(t, "pci.ids", crafted_ids, sizeof(crafted_ids) - 1);
+        compare_ids_file(t->path, ids, n, n);
+        /* Single ids, each alone in the part. */
+        for (size_t i = 0; i < n; i++)
+                compare_ids_file(t->path, &ids[i], 1, 1);
+
+        /* A ".gz" name: libpci reads the name without it when it does not
+         * open, so does the cut; when it opens (it may be compressed) the
+         * whole list is loaded, by libpci. */
+        tmp_file(t, "plain.ids", crafted_ids, sizeof(crafted_ids) - 1);
+        snprintf(line, sizeof(line), "%s/plain.ids.gz", t->dir);
+        compare_ids_file(line, ids, n, n);
+        tmp_file(t, "plain.ids.gz", crafted_ids, sizeof(crafted_ids) - 1);
+        compare_ids_file(line, ids, n, 0);
+
+        /* Lines libpci would cut elsewhere: the whole list (which libpci
+         * refuses: no names either way). */
+        buf = malloc(sizeof(crafted_ids) + sizeof(line));
+        assert_non_null(buf);
+        for (size_t width = 1020; width < 1026; width++) {
+                char why[256];
+                size_t part = 99;
+                enum ids_verdict v;
+
+                memset(line, 'x', width);
+                line[0] = '#';
+                line[width] = '\n';
+                len = sizeof(crafted_ids) - 1;
+                memcpy(buf, crafted_ids, len);
+                memcpy(buf + len, "\n", 1);
+                memcpy(buf + len + 1, line, width + 1);
+                tmp_file(t, "long.ids", buf, len + width + 2);
+                v = ids_names_compare(t->path, ids, n, &part, why, sizeof(why));
+                /* 1,022 characters and the newline fit libpci's buffer. */
+                assert_int_equal(v, width <= 1022 ? IDS_SAME : IDS_WHOLE_REFUSED);
+                assert_int_equal(part, width <= 1022 ? n : 0);
+        }
+        memcpy(buf, crafted_ids, sizeof(crafted_ids));
+        buf[40] = '\0';
+        tmp_file(t, "nul.ids", buf, sizeof(crafted_ids) - 1);
+        {
+                char why[256];
+                size_t part = 99;
+
+                (void)ids_names_compare(t->path, ids, n, &part, why, sizeof(why));
+                assert_int_equal(part, 0);
+        }
+        free(buf);
+
+        /* A missing file: no names, either way. */
+        snprintf(line, sizeof(line), "%s/missing.ids", t->dir);
+        compare_ids_file(line, ids, n, 0);
+}
+
+/* Mutations of the crafted list: wherever libpci loads the whole file, the
+ * part gives the same names. */
+static void test_names_part_mutated(void **state)
+{
+        static const char alphabet[] = "0189afAFCSX \t\n\r#";
+        struct tmp *t = *state;
+        size_t base_len = sizeof(crafted_ids) - 1, compared = 0;
+        char *buf = malloc(4 * base_len), why[512];
+        uint32_t ids[80];
+
+        assert_non_null(buf);
+        for (int round = 0; round < 600; round++) {
+                size_t n = base_len, k;
+                enum ids_verdict v;
+
+                memcpy(buf, crafted_ids, base_len);
+                for (unsigned int m = 0, count = 1 + rnd() % 4; m < count; m++) {
+                        size_t at = rnd() % n;
+
+                        switch (rnd() % 4) {
+                        case 0:
+                        case 1:
+                                buf[at] = alphabet[rnd() % (sizeof(alphabet) - 1)];
+                                break;
+                        case 2: /* drop a stretch */
+                                k = rnd() % 30;
+                                if (at + k <= n) {
+                                        memmove(buf + at, buf + at + k, n - at - k);
+                                        n -= k;
+                                }
+                                break;
+                        default: /* repeat a stretch (a doubled line or block) */
+                                k = rnd() % 80;
+                                if (at + k <= n && n + k <= 4 * base_len) {
+                                        memmove(buf + at + k, buf + at, n - at);
+                                        n += k;
+                                }
+                                break;
+                        }
+                }
+                tmp_file(t, "mutated.ids", buf, n);
+                k = ids_from_text(buf, n, ids, 70);
+                ids[k++] = 0x00010010u;
+                ids[k++] = 0x00020020u;
+                v = ids_names_compare(t->path, ids, k, NULL, why, sizeof(why));
+                if (v == IDS_DIFFER)
+                        fail_msg("round %d: %s", round, why);
+                compared += v == IDS_SAME;
+        }
+        print_message("# %zu of 600 mutated lists loaded whole by libpci and compared\n", compared);
+        assert_true(compared > 150);
+        free(buf);
+}
+
 /* ---- the dump reader against libpci's own dump method ----
  *
  * pci_source reads dumps itself (libpci's parser was most of a large scan).
@@ -754,14 +988,6 @@ static void fixtures_same(const char *dir)
         }
         closedir(dp);
         assert_true(n > 0);
-}
-
-static uint32_t rng_state = 12345;
-
-static uint32_t rnd(void)
-{
-        rng_state = rng_state * 1103515245u + 12345u;
-        return rng_state >> 8;
 }
 
 static void test_dump_reader_matches_libpci(void **state)
@@ -876,6 +1102,9 @@ int main(void)
             cmocka_unit_test_setup_teardown(test_live_full_bytes, tmp_setup, tmp_teardown),
             cmocka_unit_test_setup_teardown(test_live_errors, tmp_setup, tmp_teardown),
             cmocka_unit_test(test_names),
+            cmocka_unit_test(test_names_part_real_list),
+            cmocka_unit_test_setup_teardown(test_names_part_crafted, tmp_setup, tmp_teardown),
+            cmocka_unit_test_setup_teardown(test_names_part_mutated, tmp_setup, tmp_teardown),
             cmocka_unit_test_setup_teardown(test_dump_reader_matches_libpci, tmp_setup,
                                             tmp_teardown),
         };

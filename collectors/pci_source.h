@@ -63,7 +63,7 @@ void pci_source_names(struct pci_source *src, uint16_t vendor, uint16_t device, 
  * up, each as vendor << 16 | device (repeats allowed). libpci then loads
  * only their lines of pci.ids (each vendor's line and the device lines
  * asked for) instead of parsing and hashing all ~37,000 of them, which
- * took 15-30 ms and ~1.8 MB here, longer than a scan of 1,000 functions.
+ * took 15-30 ms and ~1.9 MB here, longer than a scan of 1,000 functions.
  * Same names: each vendor line starts a block of its own in libpci's
  * parser, and each device line is one entry. A look-up for a function not
  * given loads the whole list, as does everything where the list cannot be

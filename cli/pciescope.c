@@ -437,13 +437,16 @@ static int run_helper(const char *command, char **argv)
 {
         const char *env = getenv("PCIESCOPE_EXEC_PATH");
         char self[PATH_MAX], path[PATH_MAX + 64];
-        ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
         char *slash;
         bool found;
 
         if (env && *env) {
                 found = helper_at(path, sizeof(path), env, "", command);
         } else {
+                /* Only here: with PCIESCOPE_EXEC_PATH set, where this
+                 * program lives does not matter. */
+                ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+
                 found = false;
                 if (n > 0) {
                         self[n] = '\0';

@@ -684,7 +684,8 @@ static void cut_line(struct ids_cut *c, const char *line, size_t n)
                         cut_keep(c, line, n);
                 return;
         }
-        /* Comments and empty lines change nothing in libpci's parser. */
+        /* Comments and empty lines change nothing in libpci's parser (a
+         * line indented by spaces, which it refuses, is left out too). */
         if (line[0] == '#' || line[0] == ' ' || line[0] == '\n' || line[0] == '\r')
                 return;
         /* Top level: a vendor line, or a lettered block of no vendor. */

@@ -94,11 +94,11 @@ static int compare_keys(const void *a, const void *b)
 
 /*
  * Put the functions in address order, those at one address in the order
- * they were added (the duplicate rule needs that, and qsort() is not
- * stable). The 16-byte keys are sorted, then each function moves once,
- * along the cycles of the permutation: sorting the functions themselves
- * (~600 bytes each) copied them n log n times, most of the time of a
- * 1,060-function topology after the scan.
+ * they were added: the duplicate rule below needs that, and qsort()
+ * promises no stability (glibc's merge sort happened to give it; its
+ * quicksort fallback and other C libraries do not). The 16-byte keys are
+ * sorted, with the insertion order as the last key, then each function
+ * moves once, along the cycles of the permutation.
  */
 static void sort_functions(struct pcie_topo *topo)
 {
@@ -435,8 +435,11 @@ static void sysfs_links(const struct hw_env *env, struct pcie_topo *topo)
  * look-ups load the whole of it, as they would anyway. */
 static void names_for_functions(struct pci_source *src, const struct pcie_topo *topo)
 {
-        uint32_t *ids = malloc(topo->count * sizeof(*ids) + 1);
+        uint32_t *ids;
 
+        if (!topo->count)
+                return; /* no names to look up */
+        ids = malloc(topo->count * sizeof(*ids));
         if (!ids)
                 return;
         for (size_t i = 0; i < topo->count; i++)

@@ -450,8 +450,15 @@ static int rw_missing(const value_list_t *vl, user_data_t *ud)
         if (!g.registry)
                 return 0;
         cd_identifier(vl, key, sizeof(key));
+        /* 1 ms after the series' last value (collectd passes its time), not
+         * now: collectd judges a series missing by its cache, which a value
+         * still in its write queue has not reached yet. Stamped now, the
+         * marker would come before that value, and Prometheus refuses the
+         * value as out of order, with every other sample of its request. */
         if (rw_registry_take(g.registry, key, &slots, &n) == 0)
-                send_stale(slots, n, (int64_t)CDTIME_T_TO_MS(cdtime()));
+                send_stale(slots, n,
+                           vl->time ? (int64_t)CDTIME_T_TO_MS(vl->time) + 1
+                                    : (int64_t)CDTIME_T_TO_MS(cdtime()));
         return 0;
 }
 

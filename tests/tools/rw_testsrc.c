@@ -19,6 +19,10 @@
  *       hold 10n, 40n, 90n, 100n; _sum = 2.5 n, _count = 100 n.
  *     rwtest_vanishing{...} 1, only while n <= Vanish (then collectd
  *       reports it missing and remote_write sends a stale marker)
+ *     rwtest_late{...} 1 at reads 1-3 and once more at read 7, stamped 1 s
+ *       after read 3: a value that waited in collectd's write queue while
+ *       collectd reported its series missing (its stale marker must come
+ *       before this value's time, or Prometheus refuses the request)
  *     rwtest_past 1 with a timestamp two hours old, with PastSeries true
  *       (a receiver that enforces order answers 400)
  *   with Burst N (the benchmark): only N gauges rwtest-dev<i/8>/gauge-m<i%8>;
@@ -138,6 +142,16 @@ static int testsrc_read(void)
                 put("", "gauge", "vanishing", v, 1,
                     meta("rwtest_vanishing", "gauge", "prom.label.device", "gone", NULL, NULL),
                     now);
+        }
+        if (n <= 3 || n == 7) {
+                static cdtime_t third;
+
+                if (n == 3)
+                        third = now;
+                v[0].gauge = 1;
+                put("", "gauge", "late", v, 1,
+                    meta("rwtest_late", "gauge", "prom.label.device", "queued", NULL, NULL),
+                    n == 7 ? third + TIME_T_TO_CDTIME_T(1) : now);
         }
         if (past_series) {
                 v[0].gauge = (double)n;

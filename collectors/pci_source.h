@@ -75,11 +75,12 @@ void pci_source_names(struct pci_source *src, uint16_t vendor, uint16_t device, 
 int pci_source_names_for(struct pci_source *src, const uint32_t *ids, size_t n);
 
 /* How many functions the loaded part of pci.ids covers: 0 when the whole
- * list (or none) is loaded. */
+ * list (or none) is loaded. For the tests, which compare part and whole. */
 size_t pci_source_names_part(const struct pci_source *src);
 
-/* The pci.ids file for names instead of libpci's default (lspci -i);
- * NULL: the default again. Names loaded so far are dropped. 0 or -ENOMEM. */
+/* The pci.ids file for names instead of libpci's default, as lspci -i;
+ * NULL: the default again. Names loaded so far are dropped. 0 or -ENOMEM.
+ * The tests use it (crafted lists); no front end offers it yet. */
 int pci_source_set_ids_file(struct pci_source *src, const char *path);
 
 #endif /* PCIESCOPE_PCI_SOURCE_H */

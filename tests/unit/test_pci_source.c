@@ -724,6 +724,45 @@ static uint32_t rnd(void)
         return rng_state >> 8;
 }
 
+/* How the mutation tests change a text: 1-4 times a character from
+ * @alphabet put in, a stretch of up to @drop_max dropped, a stretch of up
+ * to @repeat_max repeated (a long line, a doubled block), or, when
+ * @may_cut, the text cut short. @buf holds @n bytes and has room for @cap;
+ * returns the new length. */
+static size_t mutate(char *buf, size_t n, size_t cap, const char *alphabet, size_t alphabet_len,
+                     size_t drop_max, size_t repeat_max, bool may_cut)
+{
+        for (unsigned int m = 0, count = 1 + rnd() % 4; m < count && n; m++) {
+                size_t at = rnd() % n, k;
+
+                switch (rnd() % (may_cut ? 5 : 4)) {
+                case 0:
+                case 1:
+                        buf[at] = alphabet[rnd() % alphabet_len];
+                        break;
+                case 2:
+                        k = rnd() % drop_max;
+                        if (at + k <= n) {
+                                memmove(buf + at, buf + at + k, n - at - k);
+                                n -= k;
+                        }
+                        break;
+                case 3:
+                        k = rnd() % repeat_max;
+                        if (at + k <= n && n + k <= cap) {
+                                memmove(buf + at + k, buf + at, n - at);
+                                n += k;
+                        }
+                        break;
+                default:
+                        if (rnd() % 4 == 0)
+                                n = at;
+                        break;
+                }
+        }
+        return n;
+}
+
 /* ---- names from a part of pci.ids (pci_source_names_for) ----
  *
  * The reference is libpci's load of the whole file (pci_ids_ref.c): the
@@ -744,8 +783,8 @@ static void compare_ids_file(const char *path, const uint32_t *ids, size_t n, si
 static void test_names_part_real_list(void **state)
 {
         uint32_t *ids = calloc(50000, sizeof(*ids)), *some = calloc(5000, sizeof(*some));
-        size_t n, k = 0, part = 0;
-        char *text = malloc(8u << 20), why[512], v1[128], d1[128];
+        size_t n, k = 0;
+        char *text = malloc(8u << 20), v1[128], d1[128];
         struct pci_source *src = NULL;
         FILE *f = fopen(PCI_IDS, "r");
         size_t len;
@@ -774,9 +813,7 @@ static void test_names_part_real_list(void **state)
         some[k++] = 0x5a5a0f01u; /* unknown vendor */
         some[k++] = 0x8086100eu;
         some[k++] = 0x8086100eu;
-        compare_ids_file(PCI_IDS, some, k, (size_t)-1);
-        assert_int_equal(ids_names_compare(PCI_IDS, some, k, &part, why, sizeof(why)), IDS_SAME);
-        assert_int_equal(part, k - 1); /* one repeat */
+        compare_ids_file(PCI_IDS, some, k, k - 1); /* one repeat */
 
         /* Through the default list too (no file set), and a look-up
          * outside the part: the whole list then, the same names. */
@@ -907,34 +944,12 @@ static void test_names_part_mutated(void **state)
 
         assert_non_null(buf);
         for (int round = 0; round < 600; round++) {
-                size_t n = base_len, k;
+                size_t n, k;
                 enum ids_verdict v;
 
                 memcpy(buf, crafted_ids, base_len);
-                for (unsigned int m = 0, count = 1 + rnd() % 4; m < count; m++) {
-                        size_t at = rnd() % n;
-
-                        switch (rnd() % 4) {
-                        case 0:
-                        case 1:
-                                buf[at] = alphabet[rnd() % (sizeof(alphabet) - 1)];
-                                break;
-                        case 2: /* drop a stretch */
-                                k = rnd() % 30;
-                                if (at + k <= n) {
-                                        memmove(buf + at, buf + at + k, n - at - k);
-                                        n -= k;
-                                }
-                                break;
-                        default: /* repeat a stretch (a doubled line or block) */
-                                k = rnd() % 80;
-                                if (at + k <= n && n + k <= 4 * base_len) {
-                                        memmove(buf + at + k, buf + at, n - at);
-                                        n += k;
-                                }
-                                break;
-                        }
-                }
+                n = mutate(buf, base_len, 4 * base_len, alphabet, sizeof(alphabet) - 1, 30, 80,
+                           false);
                 tmp_file(t, "mutated.ids", buf, n);
                 k = ids_from_text(buf, n, ids, 70);
                 ids[k++] = 0x00010010u;
@@ -1046,40 +1061,7 @@ static void test_dump_reader_matches_libpci(void **state)
                         memcpy(buf, base, len);
                         n = len;
                 }
-                for (unsigned int m = 0, count = 1 + rnd() % 4; m < count; m++) {
-                        size_t at = rnd() % n;
-
-                        switch (rnd() % 5) {
-                        case 0:
-                        case 1:
-                                buf[at] = alphabet[rnd() % (sizeof(alphabet) - 1)];
-                                break;
-                        case 2: /* drop a stretch */
-                        {
-                                size_t k = rnd() % 40;
-
-                                if (at + k <= n) {
-                                        memmove(buf + at, buf + at + k, n - at - k);
-                                        n -= k;
-                                }
-                                break;
-                        }
-                        case 3: /* repeat a stretch (a long line, a doubled function) */
-                        {
-                                size_t k = rnd() % 300;
-
-                                if (at + k <= n && n + k <= 2 * cap) {
-                                        memmove(buf + at + k, buf + at, n - at);
-                                        n += k;
-                                }
-                                break;
-                        }
-                        default: /* cut the file */
-                                if (rnd() % 4 == 0)
-                                        n = at;
-                                break;
-                        }
-                }
+                n = mutate(buf, n, 2 * cap, alphabet, sizeof(alphabet) - 1, 40, 300, true);
                 tmp_file(t, "mutated.txt", buf, n);
                 same_as_libpci(t->path);
         }

@@ -166,6 +166,25 @@ else
 	ok "# SKIP HTTPS: openssl is not installed"
 fi
 
+# ---- where it listens: loopback unless told, a warning when open to all ----
+# The default port may be taken by another program: either way stderr names
+# the address it tried.
+timeout 6 "$PCIESCOPE" exporter --simulate kunpeng930-2p --machine-dir "$machines" \
+	>/dev/null 2>"$rw_tmp/default.err"
+check "without --listen it serves on 127.0.0.1 port 9943 only" \
+	grep -Eq 'serving /metrics on 127\.0\.0\.1 port 9943$|cannot serve on 127\.0\.0\.1 port 9943' "$rw_tmp/default.err"
+check "  ... and says no warning about it" eval '! grep -q warning "$rw_tmp/default.err"'
+open_port=$(free_port)
+timeout 6 "$PCIESCOPE" exporter --listen ":$open_port" --simulate kunpeng930-2p --machine-dir "$machines" \
+	>/dev/null 2>"$rw_tmp/open.err"
+check "--listen :PORT without authentication: a warning says who can read it" \
+	grep -q "warning: serving on every address port $open_port without authentication" "$rw_tmp/open.err"
+printf 'secret\n' >"$rw_tmp/pw"
+timeout 6 "$PCIESCOPE" exporter --listen ":$open_port" --basic-auth-user u --basic-auth-password-file "$rw_tmp/pw" \
+	--simulate kunpeng930-2p --machine-dir "$machines" >/dev/null 2>"$rw_tmp/auth.err"
+check "  ... no warning with basic authentication" \
+	eval 'grep -q "serving /metrics on \* port $open_port" "$rw_tmp/auth.err" && ! grep -q warning "$rw_tmp/auth.err"'
+
 # ---- refused at once, with the reason ----
 refused() { # EXPECTED-REGEX ARGS...
 	local want=$1 rc

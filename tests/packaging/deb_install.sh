@@ -168,6 +168,10 @@ check "the commented openmetrics example, uncommented, is a valid configuration"
 # ---- pciescope exporter: the unit is installed, disabled; the command serves ----
 unit=/lib/systemd/system/pciescope-exporter.service
 check "the exporter's unit is installed" test -f $unit
+if systemd-analyze security --offline=yes $unit >"$tmp/security.txt" 2>&1; then
+	check "systemd-analyze security: the installed unit's exposure is 2.0 or less ($(grep -o 'exposure level.*' "$tmp/security.txt"))" \
+		systemd-analyze security --offline=yes --threshold=20 $unit
+fi
 if command -v systemctl >/dev/null && [ -d /run/systemd/system ]; then
 	check "... and not enabled" bash -c "! systemctl is-enabled --quiet pciescope-exporter"
 fi

@@ -119,6 +119,28 @@ check "this VM (live, no PMU): its PCI functions served, nothing marked simulate
 check "this VM: promtool clean" promtool_clean "$rw_tmp/live.txt"
 kill "$live_pid"
 wait "$live_pid"
+# As the systemd unit runs it: a user of its own with CAP_PERFMON and
+# CAP_IPC_LOCK only (no CAP_SYS_ADMIN): the functions are served all the
+# same, and a notice says what configuration space it could not read.
+if [ "$(id -u)" -eq 0 ] && command -v setpriv >/dev/null &&
+	setpriv --reuid=nobody --regid=nogroup --clear-groups --inh-caps=-all,+perfmon,+ipc_lock \
+		--ambient-caps=-all,+perfmon,+ipc_lock --bounding-set=-all,+perfmon,+ipc_lock true 2>/dev/null; then
+	port=$(free_port)
+	setpriv --reuid=nobody --regid=nogroup --clear-groups --inh-caps=-all,+perfmon,+ipc_lock \
+		--ambient-caps=-all,+perfmon,+ipc_lock --bounding-set=-all,+perfmon,+ipc_lock \
+		"$PCIESCOPE" exporter --listen "127.0.0.1:$port" 2>"$rw_tmp/unit.err" &
+	rw_pids+=($!)
+	unit_pid=$!
+	page "http://127.0.0.1:$port" >"$rw_tmp/unit.txt"
+	kill "$unit_pid"
+	wait "$unit_pid"
+	check "with the unit's capabilities only (CAP_PERFMON, CAP_IPC_LOCK): this VM's PCI functions served" \
+		grep -q '^pcie_functions [1-9]' "$rw_tmp/unit.txt"
+	check "  ... no error, and a notice says reading more configuration space needs CAP_SYS_ADMIN" \
+		eval '! grep -qi "error" "$rw_tmp/unit.err" && grep -q "needs CAP_SYS_ADMIN" "$rw_tmp/unit.err"'
+else
+	ok "# SKIP the unit's capabilities: needs root and a setpriv that sets ambient capabilities"
+fi
 
 # ---- HTTPS and basic authentication ----
 if [ -x "$OPENSSL" ]; then

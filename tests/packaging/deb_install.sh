@@ -28,16 +28,16 @@ export DEBIAN_FRONTEND=noninteractive
 
 tmp=$(mktemp -d)
 pid=
-ndconf=
+ndconf=/etc/netdata/pcie.conf ndconf_written=
 # /etc/netdata/pcie.conf as it was before the test wrote its own.
 restore_ndconf() {
-	[ -n "$ndconf" ] || return 0
+	[ -n "$ndconf_written" ] || return 0
 	if [ -e "$tmp/pcie.conf.saved" ]; then
 		mv -f "$tmp/pcie.conf.saved" $ndconf
 	else
 		rm -f $ndconf
 	fi
-	ndconf=
+	ndconf_written=
 }
 cleanup() {
 	restore_ndconf
@@ -204,9 +204,9 @@ echo 'TraceClock 0' >"$tmp/nd/pcie.conf"
 # the environment. With its file capabilities the plugin ignores that dir (a
 # bad option there) and reads Netdata's fixed /etc/netdata/pcie.conf, which
 # this test replaces for the run and puts back.
-ndconf=/etc/netdata/pcie.conf
 mkdir -p /etc/netdata
 [ -e $ndconf ] && cp -p $ndconf "$tmp/pcie.conf.saved"
+ndconf_written=yes
 echo 'Simulate "kunpeng930-2p"' >$ndconf
 runuser -u netdata -- env NETDATA_USER_CONFIG_DIR="$tmp/nd" timeout 4 $nplugin 1 >"$tmp/nd.out" 2>"$tmp/nd.err"
 restore_ndconf

@@ -8,11 +8,12 @@
  * Netdata starts it with the update interval in seconds and reads the
  * plugins.d protocol from its stdout (nd_charts.c); what it writes on
  * stderr goes to Netdata's error.log. The configuration is pcie.conf in
- * NETDATA_USER_CONFIG_DIR, or Netdata's fixed /etc/netdata when the plugin
- * runs with raised privileges (nd_conf_path; nd_conf.c: the lines of collectd's <Plugin pcie>
- * block, through the engine's option table). A bad option, or a machine
- * that cannot be opened, is one line on stderr and DISABLE: Netdata does
- * not start the plugin again, so there is no crash loop.
+ * NETDATA_USER_CONFIG_DIR, or in Netdata's fixed /etc/netdata when the
+ * plugin runs with raised privileges (nd_conf_path); nd_conf.c reads the
+ * lines of collectd's <Plugin pcie> block through the engine's option
+ * table. A bad option, or a machine that cannot be opened, is one line on
+ * stderr and DISABLE: Netdata does not start the plugin again, so there is
+ * no crash loop.
  *
  * Under `Simulate "<machine>"` no hardware is read: said on stderr at
  * start, and in a `simulated` label on every chart.
@@ -250,8 +251,8 @@ int main(int argc, char **argv)
 
                 if (getenv(vars[i]) && *getenv(vars[i])) {
                         fprintf(stderr,
-                                PLUGIN ": NOTICE: running with raised privileges (file "
-                                       "capabilities): %s is ignored, the configuration is %s\n",
+                                PLUGIN ": NOTICE: running with raised privileges: %s is "
+                                       "ignored, the configuration is %s\n",
                                 vars[i], path);
                         break;
                 }

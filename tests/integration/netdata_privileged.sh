@@ -40,5 +40,5 @@ sed 's/^/# /' "$tmp/err" | head -n 5
 check "with a file capability: the environment's pcie.conf is not read" \
 	eval '! grep -q "$tmp/conf" "$tmp/err" "$tmp/out"'
 check "  ... and a NOTICE names the variable ignored and the file read instead" \
-	grep -Eq 'NOTICE: running with raised privileges \(file capabilities\): NETDATA_USER_CONFIG_DIR is ignored, the configuration is (/etc/netdata|/usr/lib/netdata/conf.d)/pcie.conf$' "$tmp/err"
+	grep -Eq 'NOTICE: running with raised privileges: NETDATA_USER_CONFIG_DIR is ignored, the configuration is (/etc/netdata|/usr/lib/netdata/conf.d)/pcie.conf$' "$tmp/err"
 done_testing

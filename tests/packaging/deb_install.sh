@@ -211,7 +211,7 @@ echo 'Simulate "kunpeng930-2p"' >$ndconf
 runuser -u netdata -- env NETDATA_USER_CONFIG_DIR="$tmp/nd" timeout 4 $nplugin 1 >"$tmp/nd.out" 2>"$tmp/nd.err"
 restore_ndconf
 check "  ... it reads /etc/netdata/pcie.conf and says it ignores NETDATA_USER_CONFIG_DIR" \
-	grep -q "NOTICE: running with raised privileges (file capabilities): NETDATA_USER_CONFIG_DIR is ignored, the configuration is $ndconf" "$tmp/nd.err"
+	grep -q "NOTICE: running with raised privileges: NETDATA_USER_CONFIG_DIR is ignored, the configuration is $ndconf" "$tmp/nd.err"
 charts=$(grep -c '^CHART pcie\.' "$tmp/nd.out")
 check "user netdata runs the installed plugin: $charts charts of the simulated machine (machines found without MachineDirectory)" \
 	test "$charts" -gt 10

@@ -17,6 +17,7 @@
 #include <signal.h>
 #include <stdarg.h>
 #include <stdatomic.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -151,6 +152,12 @@ static int parse_listen(const char *arg, char *addr, size_t addrlen, unsigned in
         return 0;
 }
 
+/* Whether @addr (parse_listen's) is a loopback address: "" is every address. */
+static bool loopback_only(const char *addr)
+{
+        return !strncmp(addr, "127.", 4) || !strcmp(addr, "::1") || !strcmp(addr, "localhost");
+}
+
 /* The first line of @path (a password), or NULL with the reason said. */
 static char *read_first_line(const char *flag, const char *path)
 {
@@ -208,12 +215,20 @@ int cmd_exporter(const struct cli_opts *opts)
         int status = CLI_EXIT_ERROR;
         double next;
 
-        if (parse_listen(opts->listen ? opts->listen : ":9943", addr, sizeof(addr), &hc.port)) {
+        if (parse_listen(opts->listen ? opts->listen : "127.0.0.1:9943", addr, sizeof(addr),
+                         &hc.port)) {
                 cli_error("--listen %s: want ADDRESS:PORT, [IPV6]:PORT or :PORT (port 1..65535)",
                           opts->listen);
                 return CLI_EXIT_ERROR;
         }
         hc.listen = addr;
+        if (!loopback_only(addr) && !opts->auth_user)
+                fprintf(stderr,
+                        "pciescope exporter: warning: serving on %s port %u without "
+                        "authentication: whoever reaches the port reads this machine's PCIe "
+                        "topology and traffic (--basic-auth-user with --tls-cert, or a "
+                        "firewall)\n",
+                        addr[0] ? addr : "every address", hc.port);
         if (!opts->auth_user != !opts->auth_password_file) {
                 cli_error("--basic-auth-user and --basic-auth-password-file go together");
                 return CLI_EXIT_ERROR;

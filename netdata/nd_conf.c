@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <unistd.h>
 
 #include "nd_conf.h"
 
@@ -192,4 +193,31 @@ int nd_conf_load(const char *path, struct engine_config *cfg, int *found, char *
                 err = -EINVAL;
         }
         return err;
+}
+
+int nd_conf_path(char *buf, size_t len, bool privileged, char *(*env)(const char *name))
+{
+        static const char *const vars[2] = {"NETDATA_USER_CONFIG_DIR", "NETDATA_STOCK_CONFIG_DIR"};
+        static const char *const fixed[2] = {ND_USER_CONFIG_DIR, ND_STOCK_CONFIG_DIR};
+        const char *dirs[2];
+        char stock[4096];
+        int n;
+
+        for (size_t i = 0; i < 2; i++) {
+                const char *v = privileged ? NULL : env(vars[i]);
+
+                dirs[i] = v && *v ? v : fixed[i];
+        }
+        n = snprintf(stock, sizeof(stock), "%s/pcie.conf", dirs[1]);
+        if (n < 0 || (size_t)n >= sizeof(stock))
+                return -ENAMETOOLONG;
+        n = snprintf(buf, len, "%s/pcie.conf", dirs[0]);
+        if (n < 0 || (size_t)n >= len)
+                return -ENAMETOOLONG;
+        if (access(buf, F_OK) && !access(stock, F_OK)) {
+                if (strlen(stock) >= len)
+                        return -ENAMETOOLONG;
+                strcpy(buf, stock);
+        }
+        return 0;
 }

@@ -18,6 +18,7 @@
 #ifndef PCIESCOPE_ND_CONF_H
 #define PCIESCOPE_ND_CONF_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "engine_config.h"
@@ -51,5 +52,22 @@ int nd_conf_split(const char *text, struct nd_conf_line *line, char *why, size_t
  * ...".
  */
 int nd_conf_load(const char *path, struct engine_config *cfg, int *found, char *why, size_t whylen);
+
+/* Netdata's own configuration directories (its Debian and upstream packages). */
+#define ND_USER_CONFIG_DIR  "/etc/netdata"
+#define ND_STOCK_CONFIG_DIR "/usr/lib/netdata/conf.d"
+
+/*
+ * nd_conf_path - the pcie.conf to read into @buf: the one in the user's
+ * config dir if it exists, else the stock one if that exists, else the
+ * user's (missing: every option at its default). The two dirs are
+ * NETDATA_USER_CONFIG_DIR and NETDATA_STOCK_CONFIG_DIR as @env (getenv's
+ * signature) returns them, ND_USER_CONFIG_DIR and ND_STOCK_CONFIG_DIR when
+ * unset or empty. When @privileged (the plugin runs with more privileges
+ * than whoever set its environment: file capabilities) @env is not called
+ * at all and the fixed dirs are used. Returns 0, or -ENAMETOOLONG when a
+ * dir does not fit @buf.
+ */
+int nd_conf_path(char *buf, size_t len, bool privileged, char *(*env)(const char *name));
 
 #endif /* PCIESCOPE_ND_CONF_H */

@@ -8,20 +8,25 @@
  * Netdata starts it with the update interval in seconds and reads the
  * plugins.d protocol from its stdout (nd_charts.c); what it writes on
  * stderr goes to Netdata's error.log. The configuration is pcie.conf in
- * NETDATA_USER_CONFIG_DIR (nd_conf.c: the lines of collectd's <Plugin pcie>
- * block, through the engine's option table). A bad option, or a machine
- * that cannot be opened, is one line on stderr and DISABLE: Netdata does
- * not start the plugin again, so there is no crash loop.
+ * NETDATA_USER_CONFIG_DIR, or in Netdata's fixed /etc/netdata when the
+ * plugin runs with raised privileges (nd_conf_path); nd_conf.c reads the
+ * lines of collectd's <Plugin pcie> block through the engine's option
+ * table. A bad option, or a machine that cannot be opened, is one line on
+ * stderr and DISABLE: Netdata does not start the plugin again, so there is
+ * no crash loop.
  *
  * Under `Simulate "<machine>"` no hardware is read: said on stderr at
  * start, and in a `simulated` label on every chart.
  */
+#define _GNU_SOURCE /* secure_getenv */
 #include <errno.h>
 #include <signal.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/auxv.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -67,19 +72,32 @@ static int disable(const char *fmt, ...)
         return 1;
 }
 
-/* pcie.conf: the user's config dir, else the stock one. */
-static void config_path(char *buf, size_t len)
+/* The effective capability set (CapEff of /proc/self/status); 0 when unreadable. */
+static unsigned long long effective_caps(void)
 {
-        const char *dir = getenv("NETDATA_USER_CONFIG_DIR");
+        unsigned long long eff = 0;
+        char line[256];
+        FILE *f = fopen("/proc/self/status", "re");
 
-        snprintf(buf, len, "%s/pcie.conf", dir && *dir ? dir : "/etc/netdata");
-        if (access(buf, F_OK) && (dir = getenv("NETDATA_STOCK_CONFIG_DIR")) && *dir) {
-                char stock[4096];
+        while (f && fgets(line, sizeof(line), f))
+                if (sscanf(line, "CapEff: %llx", &eff) == 1)
+                        break;
+        if (f)
+                fclose(f);
+        return eff;
+}
 
-                snprintf(stock, sizeof(stock), "%s/pcie.conf", dir);
-                if (!access(stock, F_OK))
-                        snprintf(buf, len, "%s", stock);
-        }
+/*
+ * Whether the plugin runs with more privileges than whoever set its
+ * environment: the kernel says so in AT_SECURE (file capabilities gained at
+ * exec, setuid, setgid), and a user other than root that holds capabilities
+ * is treated the same way. Then the configuration directories are Netdata's
+ * fixed ones, not the environment's (a user of the netdata group could
+ * otherwise point a capable plugin at a file of their own).
+ */
+static bool running_privileged(void)
+{
+        return getauxval(AT_SECURE) || (geteuid() != 0 && effective_caps());
 }
 
 /* The kernel's perf_event_paranoid; 2 (Debian's default) when unreadable. */
@@ -117,16 +135,10 @@ static void degrade_without_capabilities(struct engine_config *cfg)
              "come from sysfs)"},
             {IPC_LOCK, "CAP_IPC_LOCK", "PTT buffers above perf_event_mlock_kb"},
         };
-        unsigned long long eff = 0;
-        char line[256], missing[512] = "", off[128] = "";
-        FILE *f = fopen("/proc/self/status", "re");
+        unsigned long long eff = effective_caps();
+        char missing[512] = "", off[128] = "";
         int paranoid = perf_paranoid();
 
-        while (f && fgets(line, sizeof(line), f))
-                if (sscanf(line, "CapEff: %llx", &eff) == 1)
-                        break;
-        if (f)
-                fclose(f);
         for (size_t i = 0; i < sizeof(caps) / sizeof(caps[0]); i++)
                 if (!(eff >> caps[i].bit & 1))
                         snprintf(missing + strlen(missing), sizeof(missing) - strlen(missing),
@@ -210,6 +222,7 @@ int main(int argc, char **argv)
         struct engine *e = NULL;
         struct sigaction sa = {.sa_handler = on_signal};
         char path[4096], why[1024] = "";
+        bool privileged = running_privileged();
         int update_every = 1, found = 0, rc;
 
         if (argc > 1) {
@@ -227,7 +240,23 @@ int main(int argc, char **argv)
         signal(SIGPIPE, SIG_IGN); /* a write to a gone Netdata fails with EPIPE */
         if (engine_config_init(&cfg))
                 return disable("out of memory");
-        config_path(path, sizeof(path));
+        if (nd_conf_path(path, sizeof(path), privileged, secure_getenv)) {
+                engine_config_clear(&cfg);
+                return disable("the configuration directory's name is too long");
+        }
+        /* getenv() only to say what is ignored: its value is not used. */
+        for (size_t i = 0; privileged && i < 2; i++) {
+                static const char *const vars[2] = {"NETDATA_USER_CONFIG_DIR",
+                                                    "NETDATA_STOCK_CONFIG_DIR"};
+
+                if (getenv(vars[i]) && *getenv(vars[i])) {
+                        fprintf(stderr,
+                                PLUGIN ": NOTICE: running with raised privileges: %s is "
+                                       "ignored, the configuration is %s\n",
+                                vars[i], path);
+                        break;
+                }
+        }
         if (nd_conf_load(path, &cfg, &found, why, sizeof(why))) {
                 engine_config_clear(&cfg);
                 return disable("%s", why);

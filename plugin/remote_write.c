@@ -176,6 +176,9 @@ static int endpoint_option(struct ep_conf *e, oconfig_item_t *c)
                 return get_seconds(c, &cfg->min_backoff) ? config_fail(c, name, "want seconds") : 0;
         if (!strcasecmp(c->key, "MaxBackoff"))
                 return get_seconds(c, &cfg->max_backoff) ? config_fail(c, name, "want seconds") : 0;
+        if (!strcasecmp(c->key, "RetryAfterMax"))
+                return get_seconds(c, &cfg->retry_after_max) ? config_fail(c, name, "want seconds")
+                                                             : 0;
         if (!strcasecmp(c->key, "Retry429"))
                 return cd_get_bool(c, &cfg->retry429) ? config_fail(c, name, "want a boolean") : 0;
         if (!strcasecmp(c->key, "SpoolDir"))
@@ -552,7 +555,11 @@ static int rw_read(void)
                 }
                 gauge(ep, "queue_length", "remote_write_queue_length", (double)st.queue_length);
                 gauge(ep, "spool_bytes", "remote_write_spool_bytes", (double)st.spool_bytes);
+                gauge(ep, "spool_disk_bytes", "remote_write_spool_disk_bytes",
+                      (double)st.spool_disk_bytes);
                 counter(ep, "spool_errors", "remote_write_spool_errors_total", st.spool_errors);
+                counter(ep, "retry_after_pauses", "remote_write_retry_after_pauses_total",
+                        st.retry_after_pauses);
                 gauge(ep, "last_send_duration", "remote_write_last_send_duration_seconds",
                       st.last_send_seconds);
                 dispatch_self(ep, "gauge", "send_duration_total",

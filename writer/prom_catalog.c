@@ -98,6 +98,8 @@ static const struct prom_family_doc catalog[] = {
     {"remote_write_queue_length", "", "Samples waiting in memory for the endpoint"},
     {"remote_write_requests_failed_total", "", "Remote-write requests without a 2xx answer"},
     {"remote_write_requests_total", "", "Remote-write requests made"},
+    {"remote_write_retry_after_pauses_total", "",
+     "Pauses a receiver's Retry-After asked for (each at most RetryAfterMax)"},
     {"remote_write_samples_dropped_total", "", "Samples given up, by reason"},
     {"remote_write_samples_failed_total", "", "Samples in requests refused for good"},
     {"remote_write_samples_retried_total", "", "Samples in requests that had to be sent again"},
@@ -105,6 +107,8 @@ static const struct prom_family_doc catalog[] = {
     {"remote_write_send_duration_seconds_total", "seconds",
      "Sum of the latencies of successful remote-write requests"},
     {"remote_write_spool_bytes", "bytes", "Unsent bytes in the endpoint's spool"},
+    {"remote_write_spool_disk_bytes", "bytes",
+     "Disk space of the endpoint's spool segments, sent records not yet removed included"},
     {"remote_write_spool_errors_total", "",
      "Spool opens and appends that failed (the endpoint went on without the spool)"},
 };

@@ -62,6 +62,7 @@ struct rw_endpoint {
         double last_take;      /* mono s: when the queue was last emptied */
         double spool_retry_at; /* mono s: no spool write or open before */
         bool spool_failing;    /* the failure was logged; success logs it */
+        bool retry_after_said; /* a Retry-After pause was logged; a success resets it */
         bool draining;         /* in drain(): the progress callback may call it */
         uint64_t spool_errors_unlogged;
         time_t last_spool_log;
@@ -110,6 +111,7 @@ void rw_endpoint_cfg_init(struct rw_endpoint_cfg *c)
         c->queue_capacity = 100000;
         c->min_backoff = 0.03;
         c->max_backoff = 5;
+        c->retry_after_max = RW_RETRY_AFTER_MAX_DEFAULT;
         c->spool_max_bytes = 256ull << 20;
         c->spool_max_age = 3600;
         c->spool_fsync = true;
@@ -306,6 +308,11 @@ int rw_endpoint_cfg_check(const struct rw_endpoint_cfg *c, char *err, size_t err
                          c->min_backoff, c->max_backoff);
                 return -EINVAL;
         }
+        if (!(c->retry_after_max >= 1 && c->retry_after_max <= RW_RETRY_AFTER_MAX_LIMIT)) {
+                snprintf(err, errlen, "RetryAfterMax %g: must be 1 to %g seconds",
+                         c->retry_after_max, RW_RETRY_AFTER_MAX_LIMIT);
+                return -EINVAL;
+        }
         if (c->user && !c->password_file) {
                 snprintf(err, errlen, "BasicAuth \"%s\": needs a password file", c->user);
                 return -EINVAL;
@@ -416,6 +423,7 @@ static void sync_spool_stats(struct rw_endpoint *ep)
         rw_spool_get_stats(ep->spool, &s);
         pthread_mutex_lock(&ep->stats_lock);
         ep->st.spool_bytes = s.bytes;
+        ep->st.spool_disk_bytes = s.disk_bytes;
         ep->st.dropped[RW_DROP_SPOOL_SIZE] = s.dropped_size_samples;
         ep->st.dropped[RW_DROP_SPOOL_AGE] = s.dropped_age_samples;
         ep->st.dropped[RW_DROP_SPOOL_CORRUPT] = s.dropped_corrupt_records;
@@ -881,6 +889,7 @@ static enum rw_verdict send_pending(struct rw_endpoint *ep, double timeout, doub
                 ep->st.last_send_seconds = dt;
                 ep->st.send_seconds_total += dt;
                 ep->st.last_success_ms = wall_ms();
+                ep->retry_after_said = false;
         } else {
                 ep->st.requests_failed++;
                 if (v == RW_VERDICT_DROP) {
@@ -897,8 +906,24 @@ static enum rw_verdict send_pending(struct rw_endpoint *ep, double timeout, doub
                 double ra;
 
                 if (ep->retry_after[0] &&
-                    rw_parse_retry_after(ep->retry_after, time(NULL), &ra) == 0)
-                        *retry_after = ra;
+                    rw_parse_retry_after(ep->retry_after, time(NULL), &ra) == 0) {
+                        *retry_after = rw_retry_after_cap(ra, ep->c.retry_after_max);
+                        if (ra > 0) {
+                                pthread_mutex_lock(&ep->stats_lock);
+                                ep->st.retry_after_pauses++;
+                                pthread_mutex_unlock(&ep->stats_lock);
+                        }
+                        /* Once per outage: the counter has the rest. */
+                        if (ra > 0 && !ep->retry_after_said) {
+                                ep->retry_after_said = true;
+                                EPLOG(ep, RW_LOG_WARNING,
+                                      "HTTP %ld with Retry-After %.0f s: pausing %g s%s; further "
+                                      "pauses until a request succeeds are counted "
+                                      "(remote_write_retry_after_pauses_total), not logged",
+                                      status, ra, *retry_after,
+                                      ra > *retry_after ? " (RetryAfterMax)" : "");
+                        }
+                }
                 /* Logged on the first failure of a run only. */
                 if (ep->backoff <= ep->c.min_backoff) {
                         char what[CURL_ERROR_SIZE + BODY_LOG_MAX + 64];

@@ -41,6 +41,7 @@ struct rw_endpoint_cfg {
         double batch_deadline;           /* s */
         size_t queue_capacity;           /* samples */
         double min_backoff, max_backoff; /* s */
+        double retry_after_max;          /* s: the longest Retry-After pause */
         bool retry429;
         char *spool_dir; /* NULL: no spool */
         uint64_t spool_max_bytes;
@@ -75,9 +76,11 @@ struct rw_endpoint_stats {
         uint64_t dropped[RW_DROP_NREASONS];
         uint64_t requests, requests_failed;
         uint64_t queue_length, spool_bytes;
-        uint64_t spool_errors;     /* failed spool opens and appends */
-        double last_send_seconds;  /* latency of the last successful request */
-        double send_seconds_total; /* sum over successful requests */
+        uint64_t spool_disk_bytes;   /* the spool's segments on disk, sent records included */
+        uint64_t spool_errors;       /* failed spool opens and appends */
+        uint64_t retry_after_pauses; /* pauses a receiver's Retry-After asked for */
+        double last_send_seconds;    /* latency of the last successful request */
+        double send_seconds_total;   /* sum over successful requests */
         int64_t last_success_ms;
 };
 

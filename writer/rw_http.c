@@ -48,7 +48,7 @@ int rw_parse_retry_after(const char *value, time_t now, double *seconds)
                 v = strtoul(buf, &end, 10);
                 if (errno || *end || len > 10)
                         return -EINVAL;
-                *seconds = v > RW_RETRY_AFTER_MAX ? RW_RETRY_AFTER_MAX : (double)v;
+                *seconds = (double)v;
                 return 0;
         }
         memset(&tm, 0, sizeof(tm));
@@ -57,14 +57,17 @@ int rw_parse_retry_after(const char *value, time_t now, double *seconds)
                 return -EINVAL;
         } else {
                 time_t t = timegm(&tm);
-                double d;
 
                 if (t == (time_t)-1 || t <= now)
                         return -EINVAL;
-                d = difftime(t, now);
-                *seconds = d > RW_RETRY_AFTER_MAX ? RW_RETRY_AFTER_MAX : d;
+                *seconds = difftime(t, now);
                 return 0;
         }
+}
+
+double rw_retry_after_cap(double asked, double max)
+{
+        return asked > max ? max : asked;
 }
 
 static double clamp(double v, double lo, double hi)

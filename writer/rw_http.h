@@ -13,20 +13,25 @@
 #include <stddef.h>
 #include <time.h>
 
-/* Retry-After values beyond this are capped: a receiver must not be able to
- * park the sender for a day. */
-#define RW_RETRY_AFTER_MAX 300.0
+/* RetryAfterMax: the longest pause a receiver's Retry-After gets (s). */
+#define RW_RETRY_AFTER_MAX_DEFAULT 60.0
+#define RW_RETRY_AFTER_MAX_LIMIT   3600.0
 
 enum rw_verdict { RW_VERDICT_SENT, RW_VERDICT_RETRY, RW_VERDICT_DROP };
 
 /* status 0 means no HTTP answer (connection refused, timeout, TLS error). */
 enum rw_verdict rw_classify(long status, bool retry429);
 
-/* Parses a Retry-After value: delta-seconds or an IMF-fixdate
- * ("Sun, 06 Nov 1994 08:49:37 GMT"), relative to `now`. 0 and *seconds
- * (capped at RW_RETRY_AFTER_MAX), or -EINVAL for anything else, a date in
- * the past included (the normal backoff applies then). */
+/* Parses a Retry-After value: delta-seconds (at most 10 digits) or an
+ * IMF-fixdate ("Sun, 06 Nov 1994 08:49:37 GMT"), relative to `now`. 0 and
+ * *seconds, the receiver's value as it is (the caller caps it: see
+ * rw_retry_after_cap), or -EINVAL for anything else, a date in the past
+ * included (the normal backoff applies then). */
 int rw_parse_retry_after(const char *value, time_t now, double *seconds);
+
+/* The pause a receiver's Retry-After of @asked seconds gets: at most @max
+ * (RetryAfterMax), so that one answer cannot park the endpoint for a day. */
+double rw_retry_after_cap(double asked, double max);
 
 /* How long to sleep before the next attempt and what the backoff becomes:
  * without Retry-After (retry_after <= 0) the sleep is the current backoff

@@ -681,6 +681,9 @@ void rw_spool_get_stats(struct rw_spool *sp, struct rw_spool_stats *st)
         *st = sp->st;
         st->bytes = unread_bytes(sp);
         st->records = 0;
-        for (size_t i = 0; i < sp->n; i++)
+        st->disk_bytes = 0;
+        for (size_t i = 0; i < sp->n; i++) {
                 st->records += sp->segs[i].records;
+                st->disk_bytes += sp->segs[i].size;
+        }
 }

@@ -56,8 +56,11 @@ struct rw_spool_opts {
 };
 
 struct rw_spool_stats {
-        uint64_t bytes;   /* unread bytes on disk, headers included */
-        uint64_t records; /* unread records */
+        uint64_t bytes;      /* unread bytes on disk, headers included */
+        uint64_t disk_bytes; /* the segments' size on disk: read records stay
+                                until their whole segment is read and a newer
+                                one exists */
+        uint64_t records;    /* unread records */
         uint64_t dropped_size_samples, dropped_age_samples, dropped_corrupt_records;
 };
 

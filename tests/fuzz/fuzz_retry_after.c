@@ -5,7 +5,8 @@
  * helpers on any text (rw_log_escape, rw_redact_url).
  *
  * Invariants (a violation traps): Retry-After is 0 or -EINVAL, and when 0
- * a finite delay in [0, RW_RETRY_AFTER_MAX]; an escaped text holds no
+ * a finite delay of 0 or more, which rw_retry_after_cap() brings within any
+ * RetryAfterMax (the default and the largest allowed); an escaped text holds no
  * control character and fits its buffer; a redacted URL fits its buffer.
  */
 #include <errno.h>
@@ -34,7 +35,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                 rc = rw_parse_retry_after(s, k ? (time_t)4102444800 : (time_t)1700000000, &sec);
                 if (rc != 0 && rc != -EINVAL)
                         __builtin_trap();
-                if (rc == 0 && !(isfinite(sec) && sec >= 0 && sec <= RW_RETRY_AFTER_MAX))
+                if (rc == 0 && !(isfinite(sec) && sec >= 0))
+                        __builtin_trap();
+                if (rc == 0 &&
+                    (rw_retry_after_cap(sec, RW_RETRY_AFTER_MAX_DEFAULT) >
+                         RW_RETRY_AFTER_MAX_DEFAULT ||
+                     rw_retry_after_cap(sec, RW_RETRY_AFTER_MAX_LIMIT) > RW_RETRY_AFTER_MAX_LIMIT))
                         __builtin_trap();
         }
         rw_log_escape((const char *)data, size, esc, sizeof(esc));

@@ -119,6 +119,28 @@ check "this VM (live, no PMU): its PCI functions served, nothing marked simulate
 check "this VM: promtool clean" promtool_clean "$rw_tmp/live.txt"
 kill "$live_pid"
 wait "$live_pid"
+# As the systemd unit runs it: a user of its own with CAP_PERFMON and
+# CAP_IPC_LOCK only (no CAP_SYS_ADMIN): the functions are served all the
+# same, and a notice says what configuration space it could not read.
+if [ "$(id -u)" -eq 0 ] && command -v setpriv >/dev/null &&
+	setpriv --reuid=nobody --regid=nogroup --clear-groups --inh-caps=-all,+perfmon,+ipc_lock \
+		--ambient-caps=-all,+perfmon,+ipc_lock --bounding-set=-all,+perfmon,+ipc_lock true 2>/dev/null; then
+	port=$(free_port)
+	setpriv --reuid=nobody --regid=nogroup --clear-groups --inh-caps=-all,+perfmon,+ipc_lock \
+		--ambient-caps=-all,+perfmon,+ipc_lock --bounding-set=-all,+perfmon,+ipc_lock \
+		"$PCIESCOPE" exporter --listen "127.0.0.1:$port" 2>"$rw_tmp/unit.err" &
+	rw_pids+=($!)
+	unit_pid=$!
+	page "http://127.0.0.1:$port" >"$rw_tmp/unit.txt"
+	kill "$unit_pid"
+	wait "$unit_pid"
+	check "with the unit's capabilities only (CAP_PERFMON, CAP_IPC_LOCK): this VM's PCI functions served" \
+		grep -q '^pcie_functions [1-9]' "$rw_tmp/unit.txt"
+	check "  ... no error, and a notice says reading more configuration space needs CAP_SYS_ADMIN" \
+		eval '! grep -qi "error" "$rw_tmp/unit.err" && grep -q "needs CAP_SYS_ADMIN" "$rw_tmp/unit.err"'
+else
+	ok "# SKIP the unit's capabilities: needs root and a setpriv that sets ambient capabilities"
+fi
 
 # ---- HTTPS and basic authentication ----
 if [ -x "$OPENSSL" ]; then
@@ -165,6 +187,25 @@ scrape_configs:
 else
 	ok "# SKIP HTTPS: openssl is not installed"
 fi
+
+# ---- where it listens: loopback unless told, a warning when open to all ----
+# The default port may be taken by another program: either way stderr names
+# the address it tried.
+timeout 6 "$PCIESCOPE" exporter --simulate kunpeng930-2p --machine-dir "$machines" \
+	>/dev/null 2>"$rw_tmp/default.err"
+check "without --listen it serves on 127.0.0.1 port 9943 only" \
+	grep -Eq 'serving /metrics on 127\.0\.0\.1 port 9943$|cannot serve on 127\.0\.0\.1 port 9943' "$rw_tmp/default.err"
+check "  ... and says no warning about it" eval '! grep -q warning "$rw_tmp/default.err"'
+open_port=$(free_port)
+timeout 6 "$PCIESCOPE" exporter --listen ":$open_port" --simulate kunpeng930-2p --machine-dir "$machines" \
+	>/dev/null 2>"$rw_tmp/open.err"
+check "--listen :PORT without authentication: a warning says who can read it" \
+	grep -q "warning: serving on every address port $open_port without authentication" "$rw_tmp/open.err"
+printf 'secret\n' >"$rw_tmp/pw"
+timeout 6 "$PCIESCOPE" exporter --listen ":$open_port" --basic-auth-user u --basic-auth-password-file "$rw_tmp/pw" \
+	--simulate kunpeng930-2p --machine-dir "$machines" >/dev/null 2>"$rw_tmp/auth.err"
+check "  ... no warning with basic authentication" \
+	eval 'grep -q "serving /metrics on \* port $open_port" "$rw_tmp/auth.err" && ! grep -q warning "$rw_tmp/auth.err"'
 
 # ---- refused at once, with the reason ----
 refused() { # EXPECTED-REGEX ARGS...

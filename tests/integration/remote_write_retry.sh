@@ -5,7 +5,11 @@
 # Retry429 on), 500, then 204. The same request body is sent each time, the
 # waits honour Retry-After and then the capped backoff, and nothing is lost
 # or sent twice after the 204. A second endpoint without Retry429 gets 429
-# for ever: its requests are dropped and counted, never resent.
+# for ever: its requests are dropped and counted, never resent. A receiver
+# that answers 503 with Retry-After 100000 pauses its endpoint RetryAfterMax
+# (2 s) only: logged once, counted in remote_write_retry_after_pauses_total;
+# its spool then keeps sent records on disk, which remote_write_spool_bytes
+# (unsent) leaves out and remote_write_spool_disk_bytes (what du sees) counts.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/rw_lib.sh"
 rw_require_plugin
@@ -53,4 +57,48 @@ while read -r verdict msg; do
 done <"$rw_tmp/verdict"
 check "noretry: the 429 is logged with its body" log_has "$rw_tmp/c.log" 'endpoint "noretry": HTTP 429, dropped .*scripted answer 429'
 check "retry: the 503 is logged once with its body" [ "$(grep -c 'endpoint "retry": HTTP 503: scripted answer 503; retrying' "$rw_tmp/c.log")" = 1 ]
+
+# ---- Retry-After 100000: paused RetryAfterMax, logged once, counted ----
+# The endpoint's self-metrics are read from the openmetrics plugin's page.
+om_port=$(free_port)
+cp "$top_builddir/plugin/.libs/openmetrics.so" "$rw_tmp/plugins/"
+collectd_conf "$rw_tmp/h.conf" "$rw_tmp/h.log" "StaleOnShutdown false" "SelfMetrics true" \
+	'<Endpoint "huge">' "URL \"http://127.0.0.1:$port/huge\"" 'RetryAfterMax 2' 'MinBackoff 0.1' \
+	"SpoolDir \"$rw_tmp/spool-huge\"" 'SpoolFsync false' \
+	'MaxBackoff 0.5' 'BatchDeadline 0.5' '</Endpoint>'
+printf 'LoadPlugin openmetrics\n<Plugin openmetrics>\n  Listen "127.0.0.1"\n  Port "%s"\n</Plugin>\n' \
+	"$om_port" >>"$rw_tmp/h.conf"
+start_collectd "$rw_tmp/h.conf"
+pauses() {
+	curl -sf "http://127.0.0.1:$om_port/metrics" |
+		awk '/^remote_write_retry_after_pauses_total\{.*endpoint="huge"/ { print $2 }'
+}
+for _ in $(seq 1 40); do
+	[ "$(pauses)" = 1 ] && break
+	sleep 0.25
+done
+seen=$(pauses)
+sleep 5
+curl -sf "http://127.0.0.1:$om_port/metrics" >"$rw_tmp/h.page"
+du_bytes=$(cat "$rw_tmp"/spool-huge/*.spool 2>/dev/null | wc -c)
+stop_collectd
+gauge() { awk -v m="$1" '$1 ~ "^"m"\\{.*endpoint=\"huge\"" { print $2 }' "$rw_tmp/h.page"; }
+read -r gap after <<<"$("$PYTHON3" -c '
+import json, sys
+r = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
+r = [q for q in r if q["path"] == "/huge"]
+print("%.2f %d" % (r[1]["t"] - r[0]["t"], sum(q["status"] == 204 for q in r)) if len(r) > 1 else "none 0")
+' "$rw_tmp/recv.log")"
+check "huge: after 503 + Retry-After 100000 it sent again after $gap s (RetryAfterMax 2)" \
+	awk -v g="$gap" 'BEGIN { exit !(g + 0 >= 1.9 && g + 0 < 4) }'
+check "huge: and the receiver took the next requests ($after answered 204)" [ "$after" -ge 2 ]
+check "huge: the pause is logged once, with the receiver's value and the one used" \
+	[ "$(grep -c 'endpoint "huge": HTTP 503 with Retry-After 100000 s: pausing 2 s (RetryAfterMax)' "$rw_tmp/h.log")" = 1 ]
+check "huge: remote_write_retry_after_pauses_total{endpoint=\"huge\"} counts it (${seen:-absent})" [ "$seen" = 1 ]
+unsent=$(gauge remote_write_spool_bytes)
+ondisk=$(gauge remote_write_spool_disk_bytes)
+check "huge: once sending again, sent records stay on disk: remote_write_spool_bytes ${unsent:-absent} (unsent) below remote_write_spool_disk_bytes ${ondisk:-absent}" \
+	awk -v u="${unsent:-x}" -v d="${ondisk:-0}" 'BEGIN { exit !(u ~ /^[0-9]+$/ && u + 0 < d + 0) }'
+check "huge: remote_write_spool_disk_bytes ${ondisk:-absent} is what the segments hold on disk ($du_bytes; within one interval's batch)" \
+	awk -v a="${ondisk:-0}" -v b="$du_bytes" 'BEGIN { exit !(a > 0 && b > 0 && a <= b && b - a < 65536) }'
 done_testing

@@ -28,7 +28,19 @@ export DEBIAN_FRONTEND=noninteractive
 
 tmp=$(mktemp -d)
 pid=
+ndconf=/etc/netdata/pcie.conf ndconf_written=
+# /etc/netdata/pcie.conf as it was before the test wrote its own.
+restore_ndconf() {
+	[ -n "$ndconf_written" ] || return 0
+	if [ -e "$tmp/pcie.conf.saved" ]; then
+		mv -f "$tmp/pcie.conf.saved" $ndconf
+	else
+		rm -f $ndconf
+	fi
+	ndconf_written=
+}
 cleanup() {
+	restore_ndconf
 	[ -n "$pid" ] && kill "$pid" 2>/dev/null && wait "$pid" 2>/dev/null
 	rm -rf "$tmp"
 	# Never leave our packages installed on the machine.
@@ -156,6 +168,10 @@ check "the commented openmetrics example, uncommented, is a valid configuration"
 # ---- pciescope exporter: the unit is installed, disabled; the command serves ----
 unit=/lib/systemd/system/pciescope-exporter.service
 check "the exporter's unit is installed" test -f $unit
+if systemd-analyze security --offline=yes $unit >"$tmp/security.txt" 2>&1; then
+	check "systemd-analyze security: the installed unit's exposure is 2.0 or less ($(grep -o 'exposure level.*' "$tmp/security.txt"))" \
+		systemd-analyze security --offline=yes --threshold=20 $unit
+fi
 if command -v systemctl >/dev/null && [ -d /run/systemd/system ]; then
 	check "... and not enabled" bash -c "! systemctl is-enabled --quiet pciescope-exporter"
 fi
@@ -183,9 +199,19 @@ check "the netdata.service drop-in adds the three to the bounding set" \
 check "the alarms are in Netdata's stock health.d" grep -q 'template: pcie_link_downtrained' /usr/lib/netdata/conf.d/health.d/pcie.conf
 check "the stock pcie.conf is in Netdata's stock config dir" test -f /usr/lib/netdata/conf.d/pcie.conf
 mkdir -p "$tmp/nd" && chmod 755 "$tmp" "$tmp/nd"
-echo 'Simulate "kunpeng930-2p"' >"$tmp/nd/pcie.conf"
-# As Netdata runs it: user netdata, the interval as argument, the config dir in the environment.
+echo 'TraceClock 0' >"$tmp/nd/pcie.conf"
+# As Netdata runs it: user netdata, the interval as argument, a config dir in
+# the environment. With its file capabilities the plugin ignores that dir (a
+# bad option there) and reads Netdata's fixed /etc/netdata/pcie.conf, which
+# this test replaces for the run and puts back.
+mkdir -p /etc/netdata
+[ -e $ndconf ] && cp -p $ndconf "$tmp/pcie.conf.saved"
+ndconf_written=yes
+echo 'Simulate "kunpeng930-2p"' >$ndconf
 runuser -u netdata -- env NETDATA_USER_CONFIG_DIR="$tmp/nd" timeout 4 $nplugin 1 >"$tmp/nd.out" 2>"$tmp/nd.err"
+restore_ndconf
+check "  ... it reads /etc/netdata/pcie.conf and says it ignores NETDATA_USER_CONFIG_DIR" \
+	grep -q "NOTICE: running with raised privileges: NETDATA_USER_CONFIG_DIR is ignored, the configuration is $ndconf" "$tmp/nd.err"
 charts=$(grep -c '^CHART pcie\.' "$tmp/nd.out")
 check "user netdata runs the installed plugin: $charts charts of the simulated machine (machines found without MachineDirectory)" \
 	test "$charts" -gt 10

@@ -3,7 +3,8 @@
 
 POSTs to /retry get, in turn: 503 with "Retry-After: 2", 429 with
 "Retry-After: 1", 500 without it, then 204 for ever. POSTs to /noretry
-always get 429 with "Retry-After: 1". Each request is logged as one JSON
+always get 429 with "Retry-After: 1". POSTs to /huge get 503 with
+"Retry-After: 100000" (a day and more) once, then 204. Each request is logged as one JSON
 line: time, path, status answered, SHA-256 of the body, headers.
 
 usage: rw_fake_receiver.py PORT LOG
@@ -16,6 +17,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 port, log = int(sys.argv[1]), sys.argv[2]
 script = [(503, "2"), (429, "1"), (500, None)]
+huge = [(503, "100000")]
 
 
 class H(BaseHTTPRequestHandler):
@@ -25,6 +27,8 @@ class H(BaseHTTPRequestHandler):
         body = self.rfile.read(int(self.headers.get("Content-Length", "0")))
         if self.path.startswith("/noretry"):
             status, ra = 429, "1"
+        elif self.path.startswith("/huge"):
+            status, ra = huge.pop(0) if huge else (204, None)
         elif script:
             status, ra = script.pop(0)
         else:

@@ -5,7 +5,8 @@
  * comments, the block wrapper, errors naming file, line, option and value)
  * and samples as plugins.d charts (contexts, dimensions, integer SET values
  * that keep the precision, labels, new dimensions, findings that go to 0,
- * families that are absent or unknown).
+ * families that are absent or unknown), and which pcie.conf is read: the
+ * environment's directories, but Netdata's fixed ones when privileged.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -17,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "engine_config.h"
@@ -272,12 +274,83 @@ static void test_charts_output_error(void **state)
         nd_charts_free(c);
 }
 
+/* ---- which pcie.conf: the environment's dirs unless privileged ---- */
+
+static char env_user[512], env_stock[512];
+static int env_calls;
+
+static char *fake_env(const char *name)
+{
+        env_calls++;
+        if (!strcmp(name, "NETDATA_USER_CONFIG_DIR"))
+                return env_user[0] ? env_user : NULL;
+        if (!strcmp(name, "NETDATA_STOCK_CONFIG_DIR"))
+                return env_stock[0] ? env_stock : NULL;
+        return NULL;
+}
+
+static void test_conf_path(void **state)
+{
+        char dir[] = "/tmp/test_netdata_XXXXXX", user[64], stock[64], path[4096], file[128];
+        FILE *f;
+
+        (void)state;
+        assert_non_null(mkdtemp(dir));
+        snprintf(user, sizeof(user), "%s/user", dir);
+        snprintf(stock, sizeof(stock), "%s/stock", dir);
+        assert_int_equal(mkdir(user, 0700), 0);
+        assert_int_equal(mkdir(stock, 0700), 0);
+        snprintf(env_user, sizeof(env_user), "%s", user);
+        snprintf(env_stock, sizeof(env_stock), "%s", stock);
+
+        /* Unprivileged: the environment's dirs; the stock file when the user has none. */
+        snprintf(file, sizeof(file), "%s/pcie.conf", stock);
+        assert_non_null(f = fopen(file, "w"));
+        fclose(f);
+        assert_int_equal(nd_conf_path(path, sizeof(path), false, fake_env), 0);
+        assert_string_equal(path, file);
+        snprintf(file, sizeof(file), "%s/pcie.conf", user);
+        assert_non_null(f = fopen(file, "w"));
+        fclose(f);
+        assert_int_equal(nd_conf_path(path, sizeof(path), false, fake_env), 0);
+        assert_string_equal(path, file);
+
+        /* Privileged: the environment is not even asked; the fixed dirs. */
+        env_calls = 0;
+        assert_int_equal(nd_conf_path(path, sizeof(path), true, fake_env), 0);
+        assert_int_equal(env_calls, 0);
+        assert_null(strstr(path, dir));
+        assert_true(!strcmp(path, ND_USER_CONFIG_DIR "/pcie.conf") ||
+                    !strcmp(path, ND_STOCK_CONFIG_DIR "/pcie.conf"));
+        env_user[0] = 0;
+        env_stock[0] = 0;
+
+        /* Unset or empty: the fixed dirs as well. */
+        assert_int_equal(nd_conf_path(path, sizeof(path), false, fake_env), 0);
+        assert_null(strstr(path, dir));
+
+        /* A dir that does not fit is refused, not cut. */
+        memset(env_user, 'a', sizeof(env_user) - 1);
+        env_user[0] = '/';
+        env_user[sizeof(env_user) - 1] = 0;
+        assert_int_equal(nd_conf_path(path, 64, false, fake_env), -ENAMETOOLONG);
+        env_user[0] = 0;
+
+        unlink(file);
+        snprintf(file, sizeof(file), "%s/pcie.conf", stock);
+        unlink(file);
+        rmdir(user);
+        rmdir(stock);
+        rmdir(dir);
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
             cmocka_unit_test(test_split_types),  cmocka_unit_test(test_split_skips),
             cmocka_unit_test(test_split_errors), cmocka_unit_test(test_load_through_option_table),
             cmocka_unit_test(test_charts),       cmocka_unit_test(test_charts_output_error),
+            cmocka_unit_test(test_conf_path),
         };
 
         return cmocka_run_group_tests(tests, NULL, NULL);

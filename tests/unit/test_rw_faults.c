@@ -9,7 +9,9 @@
  *    (one ERROR, counted) and its samples still reach the receiver;
  *  - what a receiver answers reaches the log with control characters
  *    escaped; a URL's password never reaches an error message; a
- *    directory as BearerTokenFile and a non-PEM CACert are refused by name.
+ *    directory as BearerTokenFile and a non-PEM CACert are refused by name;
+ *  - a 503 with "Retry-After: 100000" pauses the endpoint RetryAfterMax, not
+ *    the receiver's day: logged once, counted.
  */
 #define _GNU_SOURCE /* strcasestr */
 #include <setjmp.h>
@@ -82,6 +84,10 @@ struct server {
         int port;
         int status;
         const char *body;
+        /* the first `first_count` requests get `first_status` and these
+         * header lines instead */
+        int first_status, first_count;
+        const char *first_headers;
         volatile int requests;
         volatile bool stop;
         pthread_t th;
@@ -115,9 +121,13 @@ static void *server_main(void *arg)
                         if (hdr_end && got >= need)
                                 break;
                 }
-                n = snprintf(resp, sizeof(resp),
-                             "HTTP/1.1 %d X\r\nContent-Length: %zu\r\nConnection: close\r\n\r\n%s",
-                             s->status, strlen(s->body), s->body);
+                bool first = __atomic_load_n(&s->requests, __ATOMIC_SEQ_CST) < s->first_count;
+
+                n = snprintf(
+                    resp, sizeof(resp),
+                    "HTTP/1.1 %d X\r\n%sContent-Length: %zu\r\nConnection: close\r\n\r\n%s",
+                    first ? s->first_status : s->status,
+                    first && s->first_headers ? s->first_headers : "", strlen(s->body), s->body);
                 if (write(fd, resp, (size_t)n) != n)
                         fprintf(stderr, "# test server: short write\n");
                 close(fd);
@@ -375,6 +385,73 @@ static void test_body_escaped(void **state)
         pthread_mutex_unlock(&log_lock);
 }
 
+/* A receiver that asks for a day's pause: the endpoint waits RetryAfterMax
+ * (1 s here), says so once with both numbers, counts it, and sends. */
+static void test_retry_after_capped(void **state)
+{
+        struct server s = {.status = 204,
+                           .body = "",
+                           .first_status = 503,
+                           .first_count = 2,
+                           .first_headers = "Retry-After: 100000\r\n"};
+        struct rw_endpoint_cfg cfg;
+        struct rw_endpoint *ep = NULL;
+        struct rw_endpoint_stats st;
+        struct rw_sample smp = {mkseries(1), 1, 1000};
+        char err[512] = "";
+        struct timespec t0, t1;
+        double took;
+        int said = 0;
+
+        (void)state;
+        server_start(&s, true);
+        log_reset();
+        cfg_for(&cfg, s.port, NULL);
+        cfg.batch_deadline = 0.05;
+        cfg.retry_after_max = 1;
+        assert_int_equal(rw_endpoint_new(&cfg, "test/0", lg, NULL, &ep, err, sizeof(err)), 0);
+        assert_int_equal(rw_endpoint_start(ep), 0);
+        clock_gettime(CLOCK_MONOTONIC, &t0);
+        assert_int_equal(rw_endpoint_push(ep, &smp), 0);
+        for (int i = 0; i < 500; i++) {
+                rw_endpoint_get_stats(ep, &st);
+                if (st.samples_sent == 1)
+                        break;
+                usleep(20000);
+        }
+        clock_gettime(CLOCK_MONOTONIC, &t1);
+        rw_endpoint_stop(ep);
+        server_stop(&s, true);
+        took = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
+        assert_int_equal(st.samples_sent, 1);
+        /* two pauses of 1 s each, not 100000 s (nor the former 300 s cap) */
+        if (!(took >= 1.9 && took < 6))
+                fail_msg("sent after %.2f s, want two pauses of 1 s", took);
+        assert_int_equal(st.retry_after_pauses, 2);
+        assert_int_equal(s.requests, 3);
+        pthread_mutex_lock(&log_lock);
+        for (const char *p = logbuf; (p = strstr(p, "Retry-After")); p++)
+                said++;
+        assert_non_null(strstr(logbuf, "HTTP 503 with Retry-After 100000 s: pausing 1 s "
+                                       "(RetryAfterMax)"));
+        pthread_mutex_unlock(&log_lock);
+        assert_int_equal(said, 1);
+
+        /* out of range: refused by name */
+        {
+                struct rw_endpoint_cfg c;
+
+                cfg_for(&c, 1, NULL);
+                c.retry_after_max = 0;
+                assert_int_equal(rw_endpoint_cfg_check(&c, err, sizeof(err)), -EINVAL);
+                assert_non_null(strstr(err, "RetryAfterMax 0: must be 1 to 3600 seconds"));
+                c.retry_after_max = 3601;
+                assert_int_equal(rw_endpoint_cfg_check(&c, err, sizeof(err)), -EINVAL);
+                assert_non_null(strstr(err, "RetryAfterMax 3601"));
+                rw_endpoint_cfg_free(&c);
+        }
+}
+
 static void refused(const struct rw_endpoint_cfg *c, const char *want, const char *never)
 {
         char err[512] = "";
@@ -430,6 +507,7 @@ int main(void)
             cmocka_unit_test(test_crash_during_hung_request),
             cmocka_unit_test(test_spool_cannot_open),
             cmocka_unit_test(test_body_escaped),
+            cmocka_unit_test(test_retry_after_capped),
             cmocka_unit_test(test_config_files_and_secrets),
         };
 

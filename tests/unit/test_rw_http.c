@@ -49,8 +49,15 @@ static void test_retry_after(void **state)
         assert_true(s == 7);
         assert_int_equal(rw_parse_retry_after("0", t, &s), 0);
         assert_true(s == 0);
+        /* The receiver's value as it is; the endpoint caps it. */
         assert_int_equal(rw_parse_retry_after("86400", t, &s), 0);
-        assert_true(s == RW_RETRY_AFTER_MAX);
+        assert_true(s == 86400);
+        assert_true(rw_retry_after_cap(s, RW_RETRY_AFTER_MAX_DEFAULT) == 60);
+        assert_true(rw_retry_after_cap(s, 2) == 2);
+        assert_true(rw_retry_after_cap(7, 60) == 7);
+        assert_int_equal(rw_parse_retry_after("9999999999", t, &s), 0);
+        assert_true(s == 9999999999.0);
+        assert_true(rw_retry_after_cap(s, RW_RETRY_AFTER_MAX_LIMIT) == RW_RETRY_AFTER_MAX_LIMIT);
         assert_int_equal(rw_parse_retry_after("Sun, 06 Nov 1994 08:50:07 GMT", t, &s), 0);
         assert_true(s == 30);
         assert_int_equal(rw_parse_retry_after(" Sun, 06 Nov 1994 08:49:47 GMT\r\n", t, &s), 0);

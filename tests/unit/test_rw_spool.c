@@ -125,6 +125,64 @@ static void test_order_and_reopen(void **state)
         rw_spool_close(sp);
 }
 
+/* The *.spool files' sizes in dir, as du would count them. */
+static uint64_t segments_on_disk(void)
+{
+        DIR *d = opendir(dir);
+        struct dirent *e;
+        uint64_t sum = 0;
+
+        assert_non_null(d);
+        while ((e = readdir(d))) {
+                char path[600];
+                struct stat stt;
+                size_t n = strlen(e->d_name);
+
+                if (n < 6 || strcmp(e->d_name + n - 6, ".spool"))
+                        continue;
+                snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+                assert_int_equal(stat(path, &stt), 0);
+                sum += (uint64_t)stt.st_size;
+        }
+        closedir(d);
+        return sum;
+}
+
+/* bytes counts what is unsent; disk_bytes what the segments hold on disk:
+ * sent records stay until their segment is full, read, and a newer exists. */
+static void test_disk_bytes(void **state)
+{
+        struct rw_spool *sp = open_sp(0, 0, 4096);
+        struct rw_spool_stats st;
+        const uint64_t rec = 1000 + RW_SPOOL_HEADER;
+
+        (void)state;
+        for (int i = 0; i < 3; i++)
+                put(sp, i, 1000, 1000);
+        expect(sp, 0, 1000);
+        expect(sp, 1, 1000);
+        rw_spool_get_stats(sp, &st);
+        assert_int_equal(st.bytes, rec);
+        assert_int_equal(st.disk_bytes, 3 * rec);
+        assert_int_equal(st.disk_bytes, segments_on_disk());
+        expect(sp, 2, 1000);
+        rw_spool_get_stats(sp, &st);
+        assert_int_equal(st.bytes, 0);
+        assert_int_equal(st.disk_bytes, 3 * rec); /* all sent, still on disk */
+        assert_int_equal(st.disk_bytes, segments_on_disk());
+        /* Past the 4 KiB segment a new one starts; once the old one is
+         * read to its end it goes. */
+        for (int i = 3; i < 8; i++)
+                put(sp, i, 1000, 1000);
+        for (int i = 3; i < 8; i++)
+                expect(sp, i, 1000);
+        rw_spool_get_stats(sp, &st);
+        assert_int_equal(st.bytes, 0);
+        assert_true(st.disk_bytes < 8 * rec);
+        assert_int_equal(st.disk_bytes, segments_on_disk());
+        rw_spool_close(sp);
+}
+
 static void test_lock(void **state)
 {
         struct rw_spool *a = open_sp(0, 0, 0), *b = NULL;
@@ -466,6 +524,7 @@ int main(void)
 {
         const struct CMUnitTest tests[] = {
             cmocka_unit_test_setup_teardown(test_order_and_reopen, setup, teardown),
+            cmocka_unit_test_setup_teardown(test_disk_bytes, setup, teardown),
             cmocka_unit_test_setup_teardown(test_lock, setup, teardown),
             cmocka_unit_test_setup_teardown(test_bad_dir, setup, teardown),
             cmocka_unit_test_setup_teardown(test_torn_tail, setup, teardown),

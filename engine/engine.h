@@ -66,9 +66,9 @@ struct engine_host {
         bool label_simulated;
         unsigned int sources; /* ENGINE_SOURCE_* mask; 0: all */
         /* Free-running counters (Intel IIO) need two readings for a rate:
-         * take the first at start, so the first interval has rates (the
-         * CLI's counting commands). Off, the first interval publishes what
-         * needs no rate (the collectd plugin, as before the engine). */
+         * take the first at start, so the first interval has rates (every
+         * host sets it). Off, the first interval publishes only what needs
+         * no rate. */
         bool baseline_at_start;
 };
 

@@ -226,6 +226,9 @@ size_t nd_charts_count(const struct nd_charts *c)
         return c->count;
 }
 
+/* Room for one label's part of an id: its name and value. */
+#define ND_ID_PART 192
+
 /* Netdata ids: letters, digits and '_' (a BDF 0000:3b:00.0 -> 0000_3b_00_0). */
 static void append_id(char *buf, size_t len, const char *part)
 {
@@ -289,15 +292,23 @@ static void chart_labels(struct nd_chart *ch, const struct pcie_sample *s)
 }
 
 /* Appends the values of labels @by to @buf; a missing label is @absent
- * (NULL: left out). */
+ * (NULL: left out). With @named, a value that starts with a digit gets its
+ * label's name in front ("part" "0" -> part0): a dimension shows its id as
+ * its name, and "0_rx" says nothing where "part0_rx" does. */
 static void append_labels(char *buf, size_t len, const char *const by[2],
-                          const struct pcie_sample *s, const char *absent)
+                          const struct pcie_sample *s, const char *absent, bool named)
 {
         for (size_t i = 0; i < 2 && by[i]; i++) {
                 const char *v = pcie_sample_label(s, by[i]);
+                char part[ND_ID_PART];
 
-                if (v || absent)
-                        append_id(buf, len, v ? v : absent);
+                if (!v && !absent)
+                        continue;
+                if (v && named && *v >= '0' && *v <= '9') {
+                        snprintf(part, sizeof(part), "%s%s", by[i], v);
+                        v = part;
+                }
+                append_id(buf, len, v ? v : absent);
         }
 }
 
@@ -323,7 +334,7 @@ static struct nd_chart *chart_of(struct nd_charts *c, const struct nd_map *m,
         struct nd_chart *ch;
 
         append_id(id, sizeof(id), m->context);
-        append_labels(id, sizeof(id), m->chart_by, s, "none");
+        append_labels(id, sizeof(id), m->chart_by, s, "none", false);
         if (c->last < c->count && !strcmp(c->charts[c->last].id, id))
                 return &c->charts[c->last];
         for (size_t i = 0; i < c->count; i++)
@@ -350,7 +361,7 @@ static struct nd_dim *dim_of(struct nd_chart *ch, const struct pcie_sample *s)
 
         if (!ch->map->dim_by[0])
                 append_id(id, sizeof(id), ch->map->dim_name);
-        append_labels(id, sizeof(id), ch->map->dim_by, s, NULL);
+        append_labels(id, sizeof(id), ch->map->dim_by, s, NULL, true);
         if (!id[0])
                 append_id(id, sizeof(id), "value");
         for (size_t i = 0; i < ch->dim_count; i++)

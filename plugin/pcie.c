@@ -177,7 +177,10 @@ static int pcie_init(void)
         struct engine_host host = {.log = plugin_log_adapter,
                                    .interval = CDTIME_T_TO_DOUBLE(plugin_get_interval()),
                                    .thread_create = plugin_thread_create,
-                                   .label_simulated = true};
+                                   .label_simulated = true,
+                                   /* Intel IIO's free-running counters: the
+                                    * first interval has rates too. */
+                                   .baseline_at_start = true};
         char why[512] = "";
         int err;
 

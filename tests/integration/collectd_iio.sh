@@ -84,4 +84,13 @@ f=$(csvfile "$csv" iio-socket0 collector_cpu_seconds)
 check "collector CPU time is published ($(last_value "$f" 2>/dev/null) s)" \
 	awk -v v="$(last_value "$f" 2>/dev/null)" 'BEGIN { exit !(v > 0 && v < 1) }'
 
+# The first interval has rates: the plugin reads the free-running counters
+# once at start, so the socket's first tick publishes bandwidth together
+# with its CPU time (without that baseline, bandwidth began a tick later).
+first_time() { sed -n 2p "$1" 2>/dev/null | cut -d, -f1; }
+t_bw=$(first_time "$(csvfile "$csv" s0-iio2 pmu_bandwidth-part0-rx)")
+t_cpu=$(first_time "$(csvfile "$csv" iio-socket0 collector_cpu_seconds)")
+check "first interval has IIO rates (first bandwidth at ${t_bw:-none}, first tick at ${t_cpu:-none})" \
+	awk -v a="$t_bw" -v b="$t_cpu" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(a > 0 && b > 0 && d < 0.5) }'
+
 done_testing

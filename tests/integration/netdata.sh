@@ -285,7 +285,7 @@ n=0
 while read -r tag socket box part port bytes constant; do
 	[ "$tag" = iio ] && [ "$constant" = 1 ] || continue
 	awk -v b="$bytes" 'BEGIN { exit !(b > 0) }' || continue
-	v=$(value "pcie.iio_bandwidth_${socket}_$box" "${part}_rx")
+	v=$(value "pcie.iio_bandwidth_${socket}_$box" "part${part}_rx")
 	b=$(awk -v v="${v:-0}" 'BEGIN { printf "%.3f", v * 1024 }')
 	check "spr: socket $socket stack $box part $part ($port) $b B/s within 1% of truth $bytes" \
 		within "$b" "$bytes"

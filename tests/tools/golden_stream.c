@@ -188,7 +188,8 @@ int main(int argc, char **argv)
                                    .interval = 1.0,
                                    .clock = fake_clock,
                                    .manual = true,
-                                   .label_simulated = true};
+                                   .label_simulated = true,
+                                   .baseline_at_start = true}; /* as the plugin */
         struct engine_config cfg;
         struct series_list series = {0};
         bool list_series = argc > 1 && !strcmp(argv[1], "--series-list");

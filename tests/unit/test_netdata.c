@@ -233,6 +233,21 @@ static void test_charts(void **state)
         assert_null(strstr(out, "flux"));
         assert_null(strstr(out, "something"));
         free(out);
+        sample_set_clear(&set);
+
+        /* An Intel stack: a numeric label value in a dimension id gets its
+         * label's name (part0_rx, not 0_rx); chart ids stay as they were. */
+        add(&set, "pcie_port_bandwidth_bytes_per_second", PCIE_METRIC_GAUGE, 1000, "socket", "0",
+            "stack", "2", "part", "0");
+        set.samples[set.count - 1].labels[set.samples[set.count - 1].label_count++] =
+            (struct pcie_label){"direction", "rx"};
+        assert_int_equal(nd_charts_add(c, &set), 0);
+        out = flush(c);
+        assert_non_null(strstr(out, "CHART pcie.iio_bandwidth_0_2 "));
+        assert_non_null(strstr(out, "DIMENSION part0_rx '' absolute 1 1024000\n"));
+        assert_non_null(strstr(out, "SET part0_rx = 1000000\n"));
+        assert_null(strstr(out, " 0_rx"));
+        free(out);
 
         /* Next interval: a new dimension re-sends its chart; a finding that
          * is gone is 0; a chart without samples gets no BEGIN. */

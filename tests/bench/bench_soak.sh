@@ -60,6 +60,14 @@ else
 	done
 	[ ${#machines[@]} -gt 0 ] || machines=(kunpeng930-2p spr-2s)
 fi
+machine_files=()
+for m in "${machines[@]}"; do
+	case $m in
+	*/* | *.json) machine_files+=("$m") ;;
+	*) machine_files+=("$src/sim/machines/$m.json") ;;
+	esac
+	[ -f "${machine_files[-1]}" ] || die "no machine file ${machine_files[-1]}"
+done
 
 if [ -n "${SOAK_OUT:-}" ]; then
 	out=$SOAK_OUT
@@ -269,10 +277,12 @@ for n in ref subj; do
 done
 
 # ---- the figures ----
-"$python3" - "$out" "$t_start" "$t_back" "${t_caught:-}" "$dead" "${#cd_pids[@]}" "${hosts[@]}" <<'PY'
+SOAK_T_OUT=$t_out "$python3" - "$out" "$t_start" "$t_back" "${t_caught:-}" "$dead" "${#cd_pids[@]}" \
+	"${hosts[@]}" "${machine_files[@]}" <<'PY'
 import json, os, re, sys
 out, t_start, t_back, t_caught, dead, ndaemons = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4], int(sys.argv[5]), int(sys.argv[6])
-hosts = sys.argv[7:]
+hosts = sys.argv[7:7 + ndaemons]
+machine_files = sys.argv[7 + ndaemons:]
 verdict = 0
 lines = []
 def say(s=""):
@@ -357,30 +367,56 @@ else:
     say("outage: NOT caught up by the end of the run")
     verdict = 1
 
-# ERROR lines, each explained by an event of the run.
-explain = [
-    (r'remote_write plugin: endpoint "subj".*(Connection refused|Couldn\'t connect|connect)', "the receiver outage"),
-    (r'remote_write plugin: endpoint "subj"', "the receiver outage"),
-    (r'(removed|gone|vanished|surprise|hot.?plug|no longer present)', "a device removed by the machine's events"),
-    (r'(unbound|unregistered|PMU .* (gone|disappeared))', "a PMU driver unbound by the machine's events"),
-    (r'(cpumask|offline)', "a CPU taken offline by the machine's events"),
-    (r'(PTT|trace).*(stopped by the driver|driver stop)', "the PTT driver stopping a trace"),
-]
+# ERROR lines, each explained by an event of the run: the outage (a line
+# naming endpoint "subj" while it was down or catching up), or one of the
+# machine's scheduled hardware events (a line naming the event's device,
+# PMU or CPU). Anything else is unexplained.
+import datetime
+def events_of(path):
+    text = open(path).read()
+    text = re.sub(r"/\*.*?\*/", "", text, flags=re.S)
+    text = re.sub(r"(?m)^\s*//.*$", "", text)
+    try:
+        return json.loads(text).get("events", [])
+    except ValueError:
+        return []
+def tokens(ev):
+    t = []
+    for key in ("bdf", "pmu"):
+        if ev.get(key):
+            t.append(re.escape(str(ev[key])))
+    if "cpu" in ev:
+        t.append(r"\bCPU %d\b|\bcpu%d\b" % (int(ev["cpu"]), int(ev["cpu"])))
+    if ev.get("kind") == "ptt_stop":
+        t.append(r"hisi_ptt")
+    return t
+def stamp(ln):
+    m = re.match(r"\[(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d)\]", ln)
+    return int(datetime.datetime.strptime(m.group(1), "%Y-%m-%d %H:%M:%S").timestamp()) if m else None
+t_out_s = int(os.environ.get("SOAK_T_OUT", "0"))
+t_catch = int(t_caught) if t_caught else 1 << 62
 say("ERROR lines")
 nerr = 0
 for k in range(ndaemons):
-    path = os.path.join(out, f"c{k + 1}", "c.log")
+    toks = []
+    for ev in events_of(machine_files[k]):
+        toks.extend((tok, ev.get("kind", "?")) for tok in tokens(ev))
     counts = {}
-    for ln in open(path, errors="replace"):
+    for ln in open(os.path.join(out, f"c{k + 1}", "c.log"), errors="replace"):
         if "[error]" not in ln:
             continue
         nerr += 1
         msg = ln.split("[error]", 1)[1].strip()
-        why = next((w for p, w in explain if re.search(p, msg, re.I)), None)
+        t = stamp(ln)
+        why = None
+        if 'endpoint "subj"' in msg and t is not None and t_out_s <= t <= t_catch + 60:
+            why = "the receiver outage"
+        for tok, kind in toks:
+            if why is None and re.search(tok, msg):
+                why = f"the machine's {kind} event"
         shape = re.sub(r"\d+", "N", msg)[:160]
-        counts.setdefault((shape, why), 0)
-        counts[(shape, why)] += 1
-    for (shape, why), n in sorted(counts.items()):
+        counts[(shape, why)] = counts.get((shape, why), 0) + 1
+    for (shape, why), n in sorted(counts.items(), key=lambda x: (x[0][0], x[0][1] or "")):
         say(f"  {hosts[k]}: {n}x {shape}  <- {why or 'UNEXPLAINED'}")
         if why is None:
             verdict = 1

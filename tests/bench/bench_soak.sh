@@ -1,0 +1,434 @@
+#!/bin/bash
+# bench_soak.sh - the agent over a long run (make bench-soak; not part of
+# make check): real collectd daemons with the pcie plugin on simulated
+# machines (every source on, PTT windows every few seconds, hardware that
+# changes on a schedule: the machine's `events`), remote_write to two real
+# VictoriaMetrics and the openmetrics page scraped every second. In the
+# middle one receiver is stopped for SOAK_OUTAGE_MINUTES and started again.
+#
+#   bench_soak.sh BUILDDIR SRCDIR
+#
+# Settings (environment):
+#   SOAK_MINUTES         whole run (60)
+#   SOAK_OUTAGE_MINUTES  receiver outage in the middle (5)
+#   SOAK_MACHINES        machine names or files, one collectd each
+#                        (the soak machines in tests/fixtures/machines if
+#                        present, else kunpeng930-2p and spr-2s)
+#   SOAK_OUT             folder for the figures and logs (a temp dir,
+#                        removed unless given)
+#
+# The truth of what was sent: every collectd sends each value to both
+# receivers, "ref" (always up, no spool) and "subj" (spooled, and the one
+# stopped); afterwards every sample ref holds must be in subj, and the
+# other way round (compared per series and timestamp through
+# /api/v1/export). What it prints: RSS, open fds and threads of each daemon
+# (first value after the warm-up, last, least-squares slope per hour), the
+# scrape latencies and failures, the request rate and catch-up time after
+# the outage, samples lost, and every ERROR line of the daemons with the
+# event that explains it. Exit status 1 when a sample is lost, an ERROR
+# line is unexplained, a daemon died, or a resource grew beyond noise.
+set -u
+build=$(cd "${1:-.}" && pwd)
+src=$(cd "${2:-.}" && pwd)
+minutes=${SOAK_MINUTES:-60}
+outage=${SOAK_OUTAGE_MINUTES:-5}
+collectd=${COLLECTD:-$(command -v collectd || echo /usr/sbin/collectd)}
+vm=${VICTORIA_METRICS:-$(command -v victoria-metrics)}
+python3=${PYTHON3:-python3}
+so_dir="$build/plugin/.libs"
+
+die() {
+	echo "bench_soak: $*" >&2
+	exit 2
+}
+[ -x "$collectd" ] || die "collectd is not installed"
+[ -n "$vm" ] && [ -x "$vm" ] || die "victoria-metrics is not installed"
+for p in pcie remote_write openmetrics; do
+	[ -f "$so_dir/$p.so" ] || die "$so_dir/$p.so was not built"
+done
+case $minutes in '' | *[!0-9]*) die "SOAK_MINUTES must be a whole number of minutes" ;; esac
+case $outage in '' | *[!0-9]*) die "SOAK_OUTAGE_MINUTES must be a whole number of minutes" ;; esac
+[ "$minutes" -ge 2 ] || die "SOAK_MINUTES must be at least 2"
+[ $((outage * 2)) -lt "$minutes" ] || die "the outage must be shorter than half the run"
+
+if [ -n "${SOAK_MACHINES:-}" ]; then
+	read -r -a machines <<<"$SOAK_MACHINES"
+else
+	machines=()
+	for f in "$src"/tests/fixtures/machines/soak-*.json; do
+		[ -f "$f" ] && machines+=("$f")
+	done
+	[ ${#machines[@]} -gt 0 ] || machines=(kunpeng930-2p spr-2s)
+fi
+machine_files=()
+for m in "${machines[@]}"; do
+	case $m in
+	*/* | *.json) machine_files+=("$m") ;;
+	*) machine_files+=("$src/sim/machines/$m.json") ;;
+	esac
+	[ -f "${machine_files[-1]}" ] || die "no machine file ${machine_files[-1]}"
+done
+
+if [ -n "${SOAK_OUT:-}" ]; then
+	out=$SOAK_OUT
+	mkdir -p "$out" || die "cannot create $out"
+	keep=1
+else
+	out=$(mktemp -d)
+	keep=
+fi
+pids=()
+cleanup() {
+	local p
+	for p in "${pids[@]}"; do kill "$p" 2>/dev/null; done
+	for p in "${pids[@]}"; do wait "$p" 2>/dev/null; done
+	[ -n "$keep" ] || rm -rf "$out"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+free_port() {
+	"$python3" -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'
+}
+wait_http() { # URL SECONDS
+	local i
+	for i in $(seq 1 $(($2 * 5))); do
+		curl -sf -o /dev/null --max-time 2 "$1" && return 0
+		sleep 0.2
+	done
+	return 1
+}
+now() { date +%s; }
+log() { echo "[$(date -u +%H:%M:%S)] $*" | tee -a "$out/events.log"; }
+
+# ---- receivers ----
+start_vm() { # NAME PORT
+	mkdir -p "$out/$1"
+	"$vm" -httpListenAddr="127.0.0.1:$2" -storageDataPath="$out/$1/data" -retentionPeriod=1d \
+		-search.latencyOffset=0s -search.disableCache >>"$out/$1/log" 2>&1 &
+	eval "${1}_pid=$!"
+	pids+=($!)
+	wait_http "http://127.0.0.1:$2/health" 30 || die "VictoriaMetrics $1 did not start (see $out/$1/log)"
+}
+ref_port=$(free_port)
+subj_port=$(free_port)
+start_vm ref "$ref_port"
+start_vm subj "$subj_port"
+
+# ---- one collectd per machine ----
+mkdir -p "$out/plugins"
+cp "$so_dir/pcie.so" "$so_dir/remote_write.so" "$so_dir/openmetrics.so" \
+	/usr/lib/collectd/logfile.so "$out/plugins/"
+cd_pids=()
+om_ports=()
+hosts=()
+i=0
+for m in "${machines[@]}"; do
+	i=$((i + 1))
+	host="soak$i-$(basename "$m" .json)"
+	dir="$out/c$i"
+	mkdir -p "$dir"
+	om_port=$(free_port)
+	cat >"$dir/c.conf" <<CONF
+Hostname "$host"
+BaseDir "$dir"
+PIDFile "$dir/collectd.pid"
+PluginDir "$out/plugins"
+TypesDB "/usr/share/collectd/types.db"
+Interval 1
+WriteThreads 1
+LoadPlugin logfile
+<Plugin logfile>
+  LogLevel info
+  File "$dir/c.log"
+  PrintSeverity true
+</Plugin>
+LoadPlugin pcie
+<Plugin pcie>
+  Simulate "$m"
+  MachineDirectory "$src/sim/machines"
+  TraceDuration 0.2
+  TracePeriod 3
+  MaxConcurrentTraces 2
+</Plugin>
+LoadPlugin remote_write
+<Plugin remote_write>
+  <Endpoint "ref">
+    URL "http://127.0.0.1:$ref_port/api/v1/write"
+    BatchDeadline 1
+  </Endpoint>
+  <Endpoint "subj">
+    URL "http://127.0.0.1:$subj_port/api/v1/write"
+    BatchDeadline 1
+    SpoolDir "$dir/spool"
+  </Endpoint>
+</Plugin>
+LoadPlugin openmetrics
+<Plugin openmetrics>
+  Listen "127.0.0.1"
+  Port "$om_port"
+  Timeout 3
+</Plugin>
+CONF
+	"$collectd" -f -C "$dir/c.conf" >"$dir/c.out" 2>&1 &
+	cd_pids+=($!)
+	pids+=($!)
+	om_ports+=("$om_port")
+	hosts+=("$host")
+	wait_http "http://127.0.0.1:$om_port/metrics" 60 || die "collectd on $m did not start (see $dir/c.log, $dir/c.out)"
+	log "collectd $host on $m: pid $!, openmetrics :$om_port"
+done
+
+# ---- the scraper: every daemon's page once a second ----
+watchers=()
+for k in "${!om_ports[@]}"; do
+	(
+		while :; do
+			t0=$(date +%s%N)
+			code=$(curl -s -o /dev/null -w '%{http_code}' --max-time 10 "http://127.0.0.1:${om_ports[k]}/metrics")
+			t1=$(date +%s%N)
+			echo "$((t0 / 1000000)) $code $(((t1 - t0) / 1000))"
+			sleep 1
+		done
+	) >"$out/scrape$k.txt" 2>/dev/null &
+	pids+=($!)
+	watchers+=($!)
+done
+
+# ---- resources every 10 s: time pid rss_kib fds threads ----
+(
+	while :; do
+		t=$(now)
+		for k in "${!cd_pids[@]}"; do
+			p=${cd_pids[k]}
+			[ -d "/proc/$p" ] || { echo "$t $k dead"; continue; }
+			rss=$(awk '/^VmRSS:/ { print $2 }' "/proc/$p/status")
+			thr=$(awk '/^Threads:/ { print $2 }' "/proc/$p/status")
+			fds=$(find "/proc/$p/fd" -mindepth 1 -maxdepth 1 2>/dev/null | wc -l)
+			echo "$t $k $rss $fds $thr"
+		done
+		sleep 10
+	done
+) >"$out/resources.txt" &
+pids+=($!)
+watchers+=($!)
+
+# ---- the run, with the outage in the middle ----
+t_start=$(now)
+t_out=$((t_start + (minutes * 60 - outage * 60) / 2))
+t_end=$((t_start + minutes * 60))
+log "soak: ${minutes} min on ${#machines[@]} machine(s), outage of ${outage} min at +$(((t_out - t_start) / 60)) min"
+while [ "$(now)" -lt "$t_out" ]; do sleep 5; done
+log "outage: stopping VictoriaMetrics subj (pid $subj_pid)"
+kill "$subj_pid"
+wait "$subj_pid" 2>/dev/null
+sleep $((outage * 60))
+start_vm subj "$subj_port"
+t_back=$(now)
+log "outage over: VictoriaMetrics subj back (pid $subj_pid)"
+
+# Catch-up: until every daemon's subj spool and queue are empty.
+# (The memory queue is never empty while values flow: each batch is
+# spooled before it is sent, so an empty spool means caught up.)
+spool_left() { # the sum of subj's remote_write_spool_bytes over the daemons
+	local p sum=0 v
+	for p in "${om_ports[@]}"; do
+		v=$(curl -s --max-time 5 "http://127.0.0.1:$p/metrics" |
+			awk '/^remote_write_spool_bytes\{/ && /endpoint="subj"/ { s += $2 } END { print s + 0 }')
+		sum=$(awk -v a="$sum" -v b="${v:-0}" 'BEGIN { print a + b }')
+	done
+	echo "$sum"
+}
+t_caught=
+while [ "$(now)" -lt "$t_end" ]; do
+	if [ -z "$t_caught" ] && [ "$(spool_left)" = 0 ]; then
+		t_caught=$(now)
+		log "caught up: subj's spools and queues empty $((t_caught - t_back)) s after the restart"
+	fi
+	sleep 2
+done
+[ -n "$t_caught" ] || log "not caught up by the end of the run"
+
+# ---- stop: the watchers, the daemons (stale markers, flush), then the
+# receivers ----
+for p in "${watchers[@]}"; do kill "$p" 2>/dev/null; done
+for p in "${watchers[@]}"; do wait "$p" 2>/dev/null; done
+dead=0
+for k in "${!cd_pids[@]}"; do
+	p=${cd_pids[k]}
+	if ! kill -0 "$p" 2>/dev/null; then
+		log "collectd ${hosts[k]} DIED during the run (see $out/c$((k + 1))/c.out)"
+		dead=$((dead + 1))
+	fi
+done
+for p in "${cd_pids[@]}"; do kill "$p" 2>/dev/null; done
+for p in "${cd_pids[@]}"; do wait "$p" 2>/dev/null; done
+log "collectd stopped"
+for n in ref subj; do
+	curl -s "http://127.0.0.1:$([ $n = ref ] && echo "$ref_port" || echo "$subj_port")/internal/force_flush" >/dev/null
+done
+sleep 2
+for n in ref subj; do
+	port=$([ $n = ref ] && echo "$ref_port" || echo "$subj_port")
+	curl -s --max-time 600 "http://127.0.0.1:$port/api/v1/export" \
+		--data-urlencode 'match[]={__name__!=""}' --data-urlencode "start=$((t_start - 60))" \
+		--data-urlencode "end=$(($(now) + 60))" >"$out/$n.export.jsonl" ||
+		log "export from $n failed"
+done
+
+# ---- the figures ----
+SOAK_T_OUT=$t_out "$python3" - "$out" "$t_start" "$t_back" "${t_caught:-}" "$dead" "${#cd_pids[@]}" \
+	"${hosts[@]}" "${machine_files[@]}" <<'PY'
+import json, os, re, sys
+out, t_start, t_back, t_caught, dead, ndaemons = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4], int(sys.argv[5]), int(sys.argv[6])
+hosts = sys.argv[7:7 + ndaemons]
+machine_files = sys.argv[7 + ndaemons:]
+verdict = 0
+lines = []
+def say(s=""):
+    print(s)
+    lines.append(s)
+
+# Resources: the first 10 minutes (or a fifth of a short run) are warm-up.
+rows = {}
+for ln in open(os.path.join(out, "resources.txt")):
+    f = ln.split()
+    if len(f) == 5:
+        rows.setdefault(int(f[1]), []).append((int(f[0]), int(f[2]), int(f[3]), int(f[4])))
+def slope(pts):
+    n = len(pts)
+    if n < 3:
+        return 0.0
+    mx = sum(p[0] for p in pts) / n
+    my = sum(p[1] for p in pts) / n
+    den = sum((p[0] - mx) ** 2 for p in pts)
+    return 0.0 if den == 0 else sum((p[0] - mx) * (p[1] - my) for p in pts) / den * 3600
+say("resources (after warm-up: first, last, min, max, least-squares slope per hour)")
+for k, r in sorted(rows.items()):
+    span = r[-1][0] - r[0][0]
+    warm = r[0][0] + min(600, span // 5)
+    r = [x for x in r if x[0] >= warm]
+    for i, name, unit in ((1, "RSS", "KiB"), (2, "fds", ""), (3, "threads", "")):
+        pts = [(x[0], x[i]) for x in r]
+        vals = [p[1] for p in pts]
+        s = slope(pts)
+        say(f"  {hosts[k]:<28} {name:<8} first {vals[0]} last {vals[-1]} min {min(vals)} max {max(vals)} {unit} slope {s:+.1f}/h")
+        # Flat: an RSS that grows by more than 2 % of its level an hour, or
+        # fds/threads that end above their post-warm-up maximum, is a leak.
+        if name == "RSS" and s > 0.02 * vals[0]:
+            say(f"  LEAK? {hosts[k]} RSS grows {s:.0f} KiB/h")
+            verdict = 1
+        if name != "RSS" and vals[-1] > max(vals[: max(1, len(vals) // 2)]) + 2:
+            say(f"  LEAK? {hosts[k]} {name} {vals[-1]} above the first half's maximum")
+            verdict = 1
+
+# Scrapes.
+say("scrapes (every second, each daemon)")
+for k in range(ndaemons):
+    lat, bad = [], 0
+    for ln in open(os.path.join(out, f"scrape{k}.txt")):
+        f = ln.split()
+        if len(f) != 3:
+            continue
+        if f[1] != "200":
+            bad += 1
+        else:
+            lat.append(int(f[2]) / 1000.0)
+    lat.sort()
+    q = lambda p: lat[min(len(lat) - 1, int(p * len(lat)))] if lat else float("nan")
+    say(f"  {hosts[k]:<28} {len(lat) + bad} scrapes, {bad} failed, latency p50 {q(0.5):.1f} ms p99 {q(0.99):.1f} ms max {q(1.0):.1f} ms")
+    if bad:
+        verdict = 1
+
+# Samples: every (series, timestamp) ref holds must be in subj and back.
+def load(name):
+    d = {}
+    with open(os.path.join(out, f"{name}.export.jsonl")) as f:
+        for ln in f:
+            if not ln.strip():
+                continue
+            o = json.loads(ln)
+            key = tuple(sorted(o["metric"].items()))
+            d.setdefault(key, set()).update(o["timestamps"])
+    return d
+ref, subj = load("ref"), load("subj")
+nref = sum(len(v) for v in ref.values())
+nsubj = sum(len(v) for v in subj.values())
+lost = sum(len(v - subj.get(k, set())) for k, v in ref.items())
+extra = sum(len(v - ref.get(k, set())) for k, v in subj.items())
+say(f"samples: ref {nref} in {len(ref)} series, subj {nsubj} in {len(subj)} series; in ref, not in subj: {lost}; in subj, not in ref: {extra}")
+if lost or extra or nref == 0:
+    verdict = 1
+
+# The outage: how long after the restart the spools were empty.
+if t_caught:
+    say(f"outage: subj back at +{(t_back - t_start) // 60} min, caught up {int(t_caught) - t_back} s later")
+else:
+    say("outage: NOT caught up by the end of the run")
+    verdict = 1
+
+# ERROR lines, each explained by an event of the run: the outage (a line
+# naming endpoint "subj" while it was down or catching up), or one of the
+# machine's scheduled hardware events (a line naming the event's device,
+# PMU or CPU). Anything else is unexplained.
+import datetime
+def events_of(path):
+    text = open(path).read()
+    text = re.sub(r"/\*.*?\*/", "", text, flags=re.S)
+    text = re.sub(r"(?m)^\s*//.*$", "", text)
+    try:
+        return json.loads(text).get("events", [])
+    except ValueError:
+        return []
+def tokens(ev):
+    t = []
+    for key in ("bdf", "pmu"):
+        if ev.get(key):
+            t.append(re.escape(str(ev[key])))
+    if "cpu" in ev:
+        t.append(r"\bCPU %d\b|\bcpu%d\b" % (int(ev["cpu"]), int(ev["cpu"])))
+    if ev.get("kind") == "ptt_stop":
+        t.append(r"hisi_ptt")
+    return t
+def stamp(ln):
+    m = re.match(r"\[(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d)\]", ln)
+    return int(datetime.datetime.strptime(m.group(1), "%Y-%m-%d %H:%M:%S").timestamp()) if m else None
+t_out_s = int(os.environ.get("SOAK_T_OUT", "0"))
+t_catch = int(t_caught) if t_caught else 1 << 62
+say("ERROR lines")
+nerr = 0
+for k in range(ndaemons):
+    toks = []
+    for ev in events_of(machine_files[k]):
+        toks.extend((tok, ev.get("kind", "?")) for tok in tokens(ev))
+    counts = {}
+    for ln in open(os.path.join(out, f"c{k + 1}", "c.log"), errors="replace"):
+        if "[error]" not in ln:
+            continue
+        nerr += 1
+        msg = ln.split("[error]", 1)[1].strip()
+        t = stamp(ln)
+        why = None
+        if 'endpoint "subj"' in msg and t is not None and t_out_s <= t <= t_catch + 60:
+            why = "the receiver outage"
+        for tok, kind in toks:
+            if why is None and re.search(tok, msg):
+                why = f"the machine's {kind} event"
+        shape = re.sub(r"\d+", "N", msg)[:160]
+        counts[(shape, why)] = counts.get((shape, why), 0) + 1
+    for (shape, why), n in sorted(counts.items(), key=lambda x: (x[0][0], x[0][1] or "")):
+        say(f"  {hosts[k]}: {n}x {shape}  <- {why or 'UNEXPLAINED'}")
+        if why is None:
+            verdict = 1
+if nerr == 0:
+    say("  none")
+if dead:
+    say(f"{dead} daemon(s) died during the run")
+    verdict = 1
+say("verdict: " + ("PASS" if verdict == 0 else "FAIL"))
+open(os.path.join(out, "summary.txt"), "w").write("\n".join(lines) + "\n")
+sys.exit(verdict)
+PY
+rc=$?
+[ -n "$keep" ] && echo "bench_soak: logs and figures in $out"
+exit $rc

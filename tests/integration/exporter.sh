@@ -106,8 +106,13 @@ for detail in basic full; do
 	wait "$pid"
 done
 start_exporter spr --simulate spr-2s --machine-dir "$machines"
-sleep 3
-page "$spr_url" >"$rw_tmp/spr.txt"
+# The IIO sockets publish from their first tick, which a loaded machine may
+# reach after the other sources: wait for it (15 s at most).
+for i in $(seq 1 60); do
+	page "$spr_url" >"$rw_tmp/spr.txt"
+	grep -q "^pcie_port_bandwidth_bytes_per_second{.*stack=" "$rw_tmp/spr.txt" && break
+	sleep 0.25
+done
 check "spr-2s: IIO bandwidth served, promtool clean" eval \
 	'grep -q "^pcie_port_bandwidth_bytes_per_second{.*stack=" "$rw_tmp/spr.txt" && promtool_clean "$rw_tmp/spr.txt"'
 kill "$spr_pid"

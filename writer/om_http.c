@@ -4,8 +4,11 @@
  *
  * libmicrohttpd runs the sockets: an internal polling thread pool (epoll
  * where the library has it), a per-connection memory cap that answers
- * oversized requests itself, and an idle timeout that drops clients that
- * never finish a request. This file decides what each request gets.
+ * oversized requests itself, and an idle timeout. This file decides who
+ * gets a connection (an accept policy that counts connections per
+ * address), how long one may take (a sweep thread that shuts down a
+ * connection past its deadline: the idle timeout never fires for a client
+ * that sends a byte now and then) and what each request gets.
  */
 #include "om_http.h"
 
@@ -304,11 +307,11 @@ static void *sweep(void *arg)
                 struct timespec ts;
                 double now = mono_now();
                 struct conn *k, *next;
+                char addr[INET6_ADDRSTRLEN] = "", mt[64];
+                unsigned long more = 0;
+                bool say = false;
 
                 for (k = h->conns; k; k = next) {
-                        unsigned long more = 0;
-                        char addr[INET6_ADDRSTRLEN], mt[64];
-
                         next = k->next;
                         if (!k->c) {
                                 if (now - k->since > 5) {
@@ -323,12 +326,22 @@ static void *sweep(void *arg)
                         if (k->fd >= 0)
                                 shutdown(k->fd, SHUT_RDWR);
                         atomic_fetch_add(&h->timed_out, 1);
-                        if (ratelimit_ok(&h->rl_late, now, &more))
-                                logf_(h, 6,
-                                      "dropped a connection from %s: no whole request answered "
-                                      "within Timeout (%g s)%s",
-                                      key_text(k->addr, addr, sizeof(addr)), h->timeout,
-                                      more_text(more, "dropped", mt, sizeof(mt)));
+                        if (ratelimit_ok(&h->rl_late, now, &more)) {
+                                say = true;
+                                key_text(k->addr, addr, sizeof(addr));
+                        }
+                }
+                if (say) {
+                        /* Logged outside the lock: a slow log never holds
+                         * up the accept policy. */
+                        pthread_mutex_unlock(&h->lock);
+                        logf_(h, 6,
+                              "dropped a connection from %s: no whole request answered within "
+                              "Timeout (%g s)%s",
+                              addr, h->timeout, more_text(more, "dropped", mt, sizeof(mt)));
+                        pthread_mutex_lock(&h->lock);
+                        if (h->stopping)
+                                break;
                 }
                 clock_gettime(CLOCK_REALTIME, &ts);
                 ts.tv_nsec += SWEEP_MS * 1000000L;

@@ -195,6 +195,9 @@ int cmd_exporter(const struct cli_opts *opts)
         struct om_http_cfg hc = {.tls_cert_file = opts->tls_cert,
                                  .tls_key_file = opts->tls_key,
                                  .auth_user = opts->auth_user,
+                                 .max_connections = opts->max_connections,
+                                 .max_per_client = opts->max_per_client,
+                                 .timeout_s = opts->timeout_s,
                                  .name = "pciescope exporter"};
         struct exporter x = {.instance = opts->instance ? opts->instance : ""};
         struct sigaction sa = {.sa_handler = on_signal};

@@ -208,6 +208,17 @@ else
 	ok "# SKIP HTTPS: openssl is not installed"
 fi
 
+# ---- the server's limits from the command line ----
+start_exporter lim --simulate kunpeng930-2p --machine-dir "$machines" \
+	--max-connections-per-client 2 --timeout 2 --max-connections 50
+page "$lim_url" >/dev/null
+"$PYTHON3" "$top_srcdir/tests/tools/slow_clients.py" "$lim_port" --count 5 --source 127.0.0.40 \
+	--every 0.5 --for 6 >"$rw_tmp/lim.out"
+check "--max-connections-per-client 2 --timeout 2: 2 drip clients let in and dropped at 2 s, 3 closed at once: $(cat "$rw_tmp/lim.out")" \
+	awk '{ exit !($4 == 3 && $6 == 2 && $10 < 1 && $12 >= 1.8 && $14 <= 2.6) }' "$rw_tmp/lim.out"
+kill "$lim_pid"
+wait "$lim_pid"
+
 # ---- refused at once, with the reason ----
 refused() { # EXPECTED-REGEX ARGS...
 	local want=$1 rc
@@ -242,6 +253,9 @@ check "a password file that is a FIFO: refused at once, named" refused \
 check "a password file that is a directory: named as one" refused \
 	"--basic-auth-password-file \"$rw_tmp\": is a directory, not a regular file" \
 	--listen "127.0.0.1:$(free_port)" --basic-auth-user u --basic-auth-password-file "$rw_tmp"
+check "--timeout 0: refused with the range" refused '--timeout 0: a whole number from 1 to 3600' --timeout 0
+check "--max-connections-per-client x: refused with the range" refused \
+	'--max-connections-per-client x: a whole number from 1 to 10000' --max-connections-per-client x
 check "an engine option out of range" refused '--option TraceClock 0: ' --option TraceClock=0
 check "an unknown engine option" refused '--option NoSuchOption' --option NoSuchOption=1
 done_testing

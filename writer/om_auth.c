@@ -93,6 +93,8 @@ void om_request_headers_add(struct om_request_headers *h, const char *name, cons
 {
         if (!name)
                 return;
+        if (strpbrk(name, " \t"))
+                h->blank_name++;
         if (!strcasecmp(name, "Content-Length")) {
                 h->content_length++;
         } else if (!strcasecmp(name, "Transfer-Encoding")) {
@@ -103,6 +105,8 @@ void om_request_headers_add(struct om_request_headers *h, const char *name, cons
 
 const char *om_request_headers_problem(const struct om_request_headers *h)
 {
+        if (h->blank_name)
+                return "a blank in a header name (before its colon)";
         if (h->content_length > 1)
                 return "more than one Content-Length header";
         if (h->transfer_encoding && h->content_length)

@@ -41,7 +41,8 @@ bool om_secret_equal(const char *given, size_t glen, const char *want, size_t wl
 /* What om_request_headers_add has seen of the framing headers. */
 struct om_request_headers {
         unsigned int content_length, transfer_encoding;
-        bool te_chunked; /* the (one) Transfer-Encoding is exactly "chunked" */
+        unsigned int blank_name; /* names holding a space or tab ("Name : v") */
+        bool te_chunked;         /* the (one) Transfer-Encoding is exactly "chunked" */
 };
 
 /* Counts one request header (@name as the client sent it, any case). */
@@ -51,7 +52,9 @@ void om_request_headers_add(struct om_request_headers *h, const char *name, cons
  * om_request_headers_problem - NULL when the framing is unambiguous, else
  * why the request is refused (400): two Content-Length headers,
  * Transfer-Encoding with Content-Length, more than one Transfer-Encoding,
- * or a transfer coding other than "chunked".
+ * a transfer coding other than "chunked", or a header name with a blank
+ * in it (RFC 9112 5.1: "Transfer-Encoding : chunked" is one to a proxy
+ * and an unknown header to libmicrohttpd).
  */
 const char *om_request_headers_problem(const struct om_request_headers *h);
 

@@ -9,7 +9,8 @@
  * user and the password lie inside the buffer, the user holds no ':', and
  * re-encoding them gives back the token; a secret always equals itself and
  * never a copy with one byte more; the framing verdict agrees with the
- * counts; an escaped text holds only printable ASCII and fits its buffer.
+ * counts (blanks in names included); an escaped text holds only printable
+ * ASCII and fits its buffer.
  */
 #include <errno.h>
 #include <stddef.h>
@@ -82,7 +83,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         }
         /* Header lines: each "Name: value" up to a newline. */
         {
-                unsigned int cl = 0, te = 0;
+                unsigned int cl = 0, te = 0, blank = 0;
                 char *line = s, *nl;
 
                 while (line && *line) {
@@ -99,13 +100,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                                 om_request_headers_add(&h, line, v);
                                 cl += !strcasecmp(line, "Content-Length");
                                 te += !strcasecmp(line, "Transfer-Encoding");
+                                blank += strpbrk(line, " \t") != NULL;
                         }
                         line = nl ? nl + 1 : NULL;
                 }
                 if (h.content_length != cl || h.transfer_encoding != te)
                         __builtin_trap();
                 if (!om_request_headers_problem(&h) !=
-                    (cl <= 1 && te <= 1 && !(cl && te) && (!te || h.te_chunked)))
+                    (!blank && cl <= 1 && te <= 1 && !(cl && te) && (!te || h.te_chunked)))
                         __builtin_trap();
         }
         om_log_escape((const char *)data, size, esc, sizeof(esc));

@@ -222,7 +222,8 @@ PY
 }
 for hdrs in 'Content-Length: 0\r\nContent-Length: 0' 'Content-Length: 0\r\nContent-Length: 5' \
 	'Transfer-Encoding: chunked\r\nContent-Length: 5' 'Transfer-Encoding: gzip' \
-	'Transfer-Encoding: gzip, chunked' 'Transfer-Encoding: chunked\r\nTransfer-Encoding: chunked'; do
+	'Transfer-Encoding: gzip, chunked' 'Transfer-Encoding: chunked\r\nTransfer-Encoding: chunked' \
+	'Transfer-Encoding : gzip' 'Content-Length\t: 5'; do
 	got=$(raw "GET /metrics HTTP/1.1\r\nHost: x\r\n$hdrs\r\n\r\n")
 	check "400 at once for \"$hdrs\" ($got)" \
 		eval '[ "${got% *}" = HTTP/1.1_400_Bad_Request ] && awk -v t="${got#* }" "BEGIN { exit !(t < 1) }"'

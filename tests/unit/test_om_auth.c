@@ -123,6 +123,10 @@ static void test_framing(void **state)
                             "more than one Transfer-Encoding header");
         assert_string_equal(problem((const char *const[]){"Transfer-Encoding", "gzip", NULL}),
                             "a transfer coding other than \"chunked\"");
+        assert_string_equal(problem((const char *const[]){"Transfer-Encoding ", "gzip", NULL}),
+                            "a blank in a header name (before its colon)");
+        assert_string_equal(problem((const char *const[]){"Content-Length\t", "1", NULL}),
+                            "a blank in a header name (before its colon)");
         assert_string_equal(
             problem((const char *const[]){"Transfer-Encoding", "gzip, chunked", NULL}),
             "a transfer coding other than \"chunked\"");

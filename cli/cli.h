@@ -34,6 +34,9 @@ struct cli_opts {
         const char *auth_user;          /* --basic-auth-user */
         const char *auth_password_file; /* --basic-auth-password-file */
         const char *instance;           /* --instance: an instance label */
+        unsigned int max_connections;   /* --max-connections, 0: the default */
+        unsigned int max_per_client;    /* --max-connections-per-client */
+        unsigned int timeout_s;         /* --timeout seconds */
         bool detail_given;              /* --detail was on the command line */
 
         /* calibrate */

@@ -27,6 +27,7 @@
 #include "om_http.h"
 #include "om_store.h"
 #include "rw_series.h"
+#include "secret_file.h"
 
 static atomic_bool stop_requested;
 static volatile sig_atomic_t stop_signal;
@@ -158,26 +159,21 @@ static bool loopback_only(const char *addr)
         return !strncmp(addr, "127.", 4) || !strcmp(addr, "::1") || !strcmp(addr, "localhost");
 }
 
-/* The first line of @path (a password), or NULL with the reason said. */
+/* The first line of @path (a password), or NULL with the reason said; a
+ * file others may read is warned about. */
 static char *read_first_line(const char *flag, const char *path)
 {
-        char buf[1024];
-        FILE *f = fopen(path, "re");
-        size_t n;
+        char warn[512], why[512];
+        char *secret = NULL;
 
-        if (!f) {
-                cli_error("%s %s: %s", flag, path, strerror(errno));
+        if (secret_file_read(path, flag, SECRET_FILE_MAX, &secret, warn, sizeof(warn), why,
+                             sizeof(why))) {
+                cli_error("%s", why);
                 return NULL;
         }
-        n = fread(buf, 1, sizeof(buf) - 1, f);
-        fclose(f);
-        buf[n] = '\0';
-        buf[strcspn(buf, "\r\n")] = '\0';
-        if (!*buf) {
-                cli_error("%s %s: the first line is empty", flag, path);
-                return NULL;
-        }
-        return strdup(buf);
+        if (*warn)
+                fprintf(stderr, "pciescope exporter: warning: %s\n", warn);
+        return secret;
 }
 
 static void sleep_until(double deadline)
@@ -206,6 +202,9 @@ int cmd_exporter(const struct cli_opts *opts)
         struct om_http_cfg hc = {.tls_cert_file = opts->tls_cert,
                                  .tls_key_file = opts->tls_key,
                                  .auth_user = opts->auth_user,
+                                 .max_connections = opts->max_connections,
+                                 .max_per_client = opts->max_per_client,
+                                 .timeout_s = opts->timeout_s,
                                  .name = "pciescope exporter"};
         struct exporter x = {.instance = opts->instance ? opts->instance : ""};
         struct sigaction sa = {.sa_handler = on_signal};
@@ -286,17 +285,17 @@ out:
                 om_http_stats(http, &s);
                 fprintf(stderr,
                         "pciescope exporter: served %llu pages; refused %llu unknown paths, %llu "
-                        "other methods, %llu without credentials; %lu samples not stored\n",
+                        "other methods, %llu without credentials, %llu with bad framing "
+                        "headers, %llu connections past a limit; dropped %llu past their "
+                        "timeout; %lu samples not stored\n",
                         (unsigned long long)s.pages, (unsigned long long)s.not_found,
                         (unsigned long long)s.bad_method, (unsigned long long)s.unauthorized,
-                        x.failed);
+                        (unsigned long long)s.bad_request, (unsigned long long)s.refused,
+                        (unsigned long long)s.timed_out, x.failed);
         }
         om_http_stop(http);
         engine_close(e);
         om_store_free(x.store);
-        if (password) {
-                explicit_bzero(password, strlen(password));
-                free(password);
-        }
+        secret_free(password);
         return status;
 }

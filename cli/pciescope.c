@@ -170,6 +170,10 @@ static void usage(FILE *out)
                      "  --basic-auth-user USER, --basic-auth-password-file FILE\n"
                      "                      exporter: require HTTP basic authentication (the\n"
                      "                      password is the file's first line)\n"
+                     "  --max-connections N, --max-connections-per-client N, --timeout S\n"
+                     "                      exporter: open connections at most (default 128),\n"
+                     "                      from one address (default 16); seconds a request\n"
+                     "                      may take from the connect (default 10)\n"
                      "  --instance NAME     exporter: add instance=\"NAME\" to every series\n"
                      "                      (default none: Prometheus adds the target's)\n"
                      "  --option KEY=VALUE  exporter, top, pmu, iio: any option of the collectd\n"
@@ -423,6 +427,22 @@ static int run_command(const char *command, struct cli_opts *opts)
  *   the configured $(pkglibexecdir).
  */
 #if !defined(CLI_WITH_EXPORTER) || !defined(CLI_WITH_SNAPSHOT)
+/* A whole number in 1..@max for an exporter flag (the plugin's range). */
+static int set_limit(const char *flag, const char *arg, unsigned long max, unsigned int *out)
+{
+        unsigned long n;
+        char *end;
+
+        errno = 0;
+        n = strtoul(arg, &end, 10);
+        if (errno || end == arg || *end || n < 1 || n > max || *arg == '-') {
+                cli_error("%s %s: a whole number from 1 to %lu", flag, arg, max);
+                return 1;
+        }
+        *out = (unsigned int)n;
+        return 0;
+}
+
 /* The arguments as given (getopt_long() reorders argv's pointers). */
 static char **helper_args;
 
@@ -507,6 +527,9 @@ int main(int argc, char **argv)
             {"basic-auth-user", required_argument, NULL, 'u'},
             {"basic-auth-password-file", required_argument, NULL, 'w'},
             {"instance", required_argument, NULL, 'I'},
+            {"max-connections", required_argument, NULL, 1001},
+            {"max-connections-per-client", required_argument, NULL, 1002},
+            {"timeout", required_argument, NULL, 1003},
             {"calibration", required_argument, NULL, 'A'},
             {"device", required_argument, NULL, 'E'},
             {"bytes", required_argument, NULL, 'b'},
@@ -668,6 +691,16 @@ int main(int argc, char **argv)
                         break;
                 case 'I':
                         opts.instance = optarg;
+                        break;
+                case 1001:
+                        bad = set_limit("--max-connections", optarg, 10000, &opts.max_connections);
+                        break;
+                case 1002:
+                        bad = set_limit("--max-connections-per-client", optarg, 10000,
+                                        &opts.max_per_client);
+                        break;
+                case 1003:
+                        bad = set_limit("--timeout", optarg, 3600, &opts.timeout_s);
                         break;
                 case 'O':
                         bad = set_key_value(&opts, optarg);

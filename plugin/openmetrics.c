@@ -30,17 +30,22 @@
 #include "om_http.h"
 #include "om_store.h"
 #include "rw_series.h"
+#include "secret_file.h"
 
 #define PLUGIN_NAME  "openmetrics"
 #define DEFAULT_PORT 9943
 
 static struct {
         char *listen, *cert, *key, *user, *password;
-        double port, staleness, max_connections, timeout;
+        double port, staleness, max_connections, max_per_client, timeout;
         bool config_failed;
         struct om_store *store;
         struct om_http *http;
-} g = {.port = DEFAULT_PORT, .staleness = 300, .max_connections = 128, .timeout = 10};
+} g = {.port = DEFAULT_PORT,
+       .staleness = 300,
+       .max_connections = 128,
+       .max_per_client = OM_HTTP_DEFAULT_PER_CLIENT,
+       .timeout = 10};
 
 static void http_log(void *ctx, int level, const char *msg)
 {
@@ -96,30 +101,28 @@ static int get_number(const oconfig_item_t *ci, double *out, double min, double 
         return 0;
 }
 
-/* The first line of a file (a password), without its newline. */
+/* The first line of a file (a password), without its line end: a file
+ * that is not regular is refused, one others may read is warned about. */
 static int read_secret_file(const oconfig_item_t *ci, char **out)
 {
-        char buf[1024], why[300];
-        FILE *f;
-        size_t n;
+        char warn[512], why[512];
+        char *secret = NULL;
+        int rc;
 
         if (ci->values_num != 1 || ci->values[0].type != OCONFIG_TYPE_STRING)
                 return config_fail(ci, "want a file name");
-        f = fopen(ci->values[0].value.string, "re");
-        if (!f) {
-                snprintf(why, sizeof(why), "%s", STRERRNO);
-                return config_fail(ci, why);
+        rc = secret_file_read(ci->values[0].value.string, ci->key, SECRET_FILE_MAX, &secret, warn,
+                              sizeof(warn), why, sizeof(why));
+        if (rc) {
+                ERROR(PLUGIN_NAME " plugin: option %s", why);
+                g.config_failed = true;
+                return -1;
         }
-        n = fread(buf, 1, sizeof(buf) - 1, f);
-        fclose(f);
-        buf[n] = '\0';
-        buf[strcspn(buf, "\r\n")] = '\0';
-        if (!*buf)
-                return config_fail(ci, "the file's first line is empty");
-        free(*out);
-        *out = strdup(buf);
-        explicit_bzero(buf, sizeof(buf));
-        return *out ? 0 : config_fail(ci, "out of memory");
+        if (*warn)
+                WARNING(PLUGIN_NAME " plugin: option %s", warn);
+        secret_free(*out);
+        *out = secret;
+        return 0;
 }
 
 static int om_config(oconfig_item_t *ci)
@@ -136,6 +139,8 @@ static int om_config(oconfig_item_t *ci)
                         rc = get_number(c, &g.staleness, 1, 86400, false);
                 else if (!strcasecmp(c->key, "MaxConnections"))
                         rc = get_number(c, &g.max_connections, 1, 10000, true);
+                else if (!strcasecmp(c->key, "MaxConnectionsPerClient"))
+                        rc = get_number(c, &g.max_per_client, 1, 10000, true);
                 else if (!strcasecmp(c->key, "Timeout"))
                         rc = get_number(c, &g.timeout, 1, 3600, true);
                 else if (!strcasecmp(c->key, "TLSCertFile"))
@@ -174,9 +179,7 @@ static void free_all(void)
         free(g.cert);
         free(g.key);
         free(g.user);
-        if (g.password)
-                explicit_bzero(g.password, strlen(g.password));
-        free(g.password);
+        secret_free(g.password);
         g.listen = g.cert = g.key = g.user = g.password = NULL;
 }
 
@@ -190,6 +193,7 @@ static int om_init(void)
             .auth_user = g.user,
             .auth_password = g.password,
             .max_connections = (unsigned int)g.max_connections,
+            .max_per_client = (unsigned int)g.max_per_client,
             .timeout_s = (unsigned int)g.timeout,
             .name = "pciescope openmetrics (collectd)",
         };
@@ -295,10 +299,13 @@ static int om_shutdown(void)
                 struct om_http_stats s;
 
                 om_http_stats(g.http, &s);
-                INFO(PLUGIN_NAME " plugin: served %" PRIu64 " pages; refused %" PRIu64
-                                 " unknown paths, %" PRIu64 " other methods, %" PRIu64
-                                 " without credentials",
-                     s.pages, s.not_found, s.bad_method, s.unauthorized);
+                INFO(PLUGIN_NAME
+                     " plugin: served %" PRIu64 " pages; refused %" PRIu64
+                     " unknown paths, %" PRIu64 " other methods, %" PRIu64
+                     " without credentials, %" PRIu64 " with bad framing headers, %" PRIu64
+                     " connections past a limit; dropped %" PRIu64 " past their Timeout",
+                     s.pages, s.not_found, s.bad_method, s.unauthorized, s.bad_request, s.refused,
+                     s.timed_out);
         }
         free_all();
         return 0;

@@ -9,9 +9,13 @@
  * other path 404 and any other method 405. The server runs on threads of
  * its own: a scrape never runs on, or waits for, the threads that collect
  * (they share only the store's lock, held for a hash update or one
- * rendering). A client that never finishes its request is dropped after
- * Timeout; past MaxConnections new connections are refused at once.
- * Optional TLS (a PEM certificate and key) and HTTP basic authentication.
+ * rendering). Each request must be whole and answered within Timeout of
+ * the connection's start (or of the previous answer on a kept-alive
+ * connection), or the connection is dropped, however slowly the client
+ * keeps sending; past MaxConnections, or past MaxConnectionsPerClient from
+ * one address, a new connection is closed at once. Framing headers that a
+ * proxy could read otherwise are answered 400. Optional TLS 1.2/1.3 (a
+ * PEM certificate and key) and HTTP basic authentication (failures logged).
  */
 #ifndef PCIESCOPE_OM_HTTP_H
 #define PCIESCOPE_OM_HTTP_H
@@ -28,12 +32,16 @@ struct om_http_cfg {
         const char *tls_cert_file, *tls_key_file; /* both, or neither */
         const char *auth_user, *auth_password;    /* both, or neither */
         unsigned int max_connections;             /* 0: 128 */
-        unsigned int timeout_s;                   /* idle connection; 0: 10 */
+        unsigned int max_per_client;              /* from one address; 0: the default */
+        unsigned int timeout_s;                   /* per request; 0: 10 */
         const char *name;                         /* for the / page and the Server header */
 };
 
 /* Log callback: level is syslog-like (3 error, 4 warning, 6 info, 7 debug). */
 typedef void (*om_http_log_fn)(void *ctx, int level, const char *msg);
+
+/* MaxConnectionsPerClient when not given. */
+#define OM_HTTP_DEFAULT_PER_CLIENT 16
 
 struct om_http;
 
@@ -49,6 +57,9 @@ int om_http_start(const struct om_http_cfg *cfg, struct om_store *st, om_http_lo
 /* What the server answered since it started. */
 struct om_http_stats {
         uint64_t pages, not_found, bad_method, unauthorized, failed;
+        uint64_t refused;     /* connections closed at once: a limit reached */
+        uint64_t timed_out;   /* connections dropped at their deadline */
+        uint64_t bad_request; /* requests refused for their framing headers */
 };
 void om_http_stats(struct om_http *h, struct om_http_stats *out);
 

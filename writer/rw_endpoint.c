@@ -22,6 +22,7 @@
 
 #include "rw_http.h"
 #include "rw_queue.h"
+#include "secret_file.h"
 
 #define BODY_LOG_MAX      1024 /* what Prometheus keeps of an error body */
 #define BODY_LOG_EVERY_S  60
@@ -195,40 +196,16 @@ static int check_pem(const char *opt, const char *path, const char *kind, char *
         return 0;
 }
 
-/* Reads a small secret file: the first line, without the line end. */
-static int read_secret(const char *path, char **out, char *err, size_t errlen, const char *opt)
+/* Reads a small secret file: the first line, without the line end (see
+ * writer/secret_file). A mode too open is said in @warn (when not NULL). */
+static int read_secret(const char *path, char **out, char *warn, size_t warnlen, char *err,
+                       size_t errlen, const char *opt)
 {
-        char buf[TOKEN_MAX + 1];
-        FILE *f;
-        size_t n;
-        int rc = check_regular(opt, path, err, errlen);
+        char ignored[8];
+        int rc = secret_file_read(path, opt, TOKEN_MAX, out, warn ? warn : ignored,
+                                  warn ? warnlen : sizeof(ignored), err, errlen);
 
-        if (rc)
-                return rc;
-        f = fopen(path, "re");
-        if (!f) {
-                int e = errno;
-
-                snprintf(err, errlen, "%s \"%s\": %s", opt, path, strerror(e));
-                return -EINVAL;
-        }
-        n = fread(buf, 1, TOKEN_MAX, f);
-        if (ferror(f)) {
-                int e = errno;
-
-                fclose(f);
-                snprintf(err, errlen, "%s \"%s\": %s", opt, path, strerror(e));
-                return -EINVAL;
-        }
-        fclose(f);
-        buf[n] = '\0';
-        buf[strcspn(buf, "\r\n")] = '\0';
-        if (!buf[0]) {
-                snprintf(err, errlen, "%s \"%s\": empty", opt, path);
-                return -EINVAL;
-        }
-        *out = strdup(buf);
-        return *out ? 0 : -ENOMEM;
+        return rc == -ENOMEM ? rc : rc ? -EINVAL : 0;
 }
 
 static int check_url(const char *raw, char *err, size_t errlen)
@@ -265,9 +242,13 @@ out:
         return rc;
 }
 
+/* A secret file option must name a readable regular file (a FIFO would
+ * block the sender, a directory reads as nothing). */
 static int check_readable(const char *opt, const char *path, char *err, size_t errlen)
 {
-        return path ? check_regular(opt, path, err, errlen) : 0;
+        char warn[8];
+
+        return path && secret_file_check(path, opt, warn, sizeof(warn), err, errlen) ? -EINVAL : 0;
 }
 
 int rw_endpoint_cfg_check(const struct rw_endpoint_cfg *c, char *err, size_t errlen)
@@ -544,18 +525,25 @@ int rw_endpoint_new(const struct rw_endpoint_cfg *c, const char *user_agent, rw_
                 goto fail;
         }
         if (c->password_file) {
-                rc = read_secret(c->password_file, &ep->password, err, errlen,
+                char warn[512];
+
+                rc = read_secret(c->password_file, &ep->password, warn, sizeof(warn), err, errlen,
                                  "BasicAuth password file");
                 if (rc)
                         goto fail;
+                if (*warn)
+                        EPLOG(ep, RW_LOG_WARNING, "%s", warn);
         }
         if (c->bearer_token_file) {
-                char *tok = NULL;
+                char *tok = NULL, warn[512];
 
-                rc = read_secret(c->bearer_token_file, &tok, err, errlen, "BearerTokenFile");
-                free(tok);
+                rc = read_secret(c->bearer_token_file, &tok, warn, sizeof(warn), err, errlen,
+                                 "BearerTokenFile");
+                secret_free(tok);
                 if (rc)
                         goto fail;
+                if (*warn)
+                        EPLOG(ep, RW_LOG_WARNING, "%s", warn);
         }
         if (c->spool_dir) {
                 spool_try_open(ep);
@@ -575,7 +563,7 @@ fail:
         if (ep->curl)
                 curl_easy_cleanup(ep->curl);
         free(ep->user_agent);
-        free(ep->password);
+        secret_free(ep->password);
         pthread_mutex_destroy(&ep->stats_lock);
         free(ep);
         return rc;
@@ -687,15 +675,16 @@ static long post(struct rw_endpoint *ep, const uint8_t *body, size_t len, double
         if (ep->c.bearer_token_file) {
                 char *tok = NULL, err[256];
 
-                if (read_secret(ep->c.bearer_token_file, &tok, err, sizeof(err),
+                if (read_secret(ep->c.bearer_token_file, &tok, NULL, 0, err, sizeof(err),
                                 "BearerTokenFile")) {
                         snprintf(cerr, CURL_ERROR_SIZE, "%s", err);
                         curl_slist_free_all(h);
                         return 0;
                 }
                 snprintf(line, sizeof(line), "Authorization: Bearer %s", tok);
-                free(tok);
+                secret_free(tok);
                 h = curl_slist_append(h, line);
+                explicit_bzero(line, sizeof(line));
         }
         curl_easy_reset(c);
         curl_easy_setopt(c, CURLOPT_URL, ep->c.url);
@@ -1154,7 +1143,7 @@ void rw_endpoint_stop(struct rw_endpoint *ep)
         free(ep->held.data);
         free(ep->batch);
         free(ep->user_agent);
-        free(ep->password);
+        secret_free(ep->password);
         rw_endpoint_cfg_free(&ep->c);
         pthread_mutex_destroy(&ep->stats_lock);
         free(ep);

@@ -5,8 +5,12 @@
 # counts), promtool is clean on the page at every Detail level and on the
 # simulated Sapphire Rapids; this VM's own (live) PCI functions are served
 # without a simulated label; HTTPS with basic authentication works for
-# curl and for Prometheus; bad command lines and a taken port are refused
-# with a clear error; SIGTERM ends it at once.
+# curl and for Prometheus, over TLS 1.2 and 1.3 only; a password is
+# compared over its whole length (a NUL byte does not cut it) and failed
+# logins are logged, rate-limited, escaped, without the password; bad
+# command lines, a taken port and a password file that is a FIFO or a
+# directory are refused with a clear error (one others may read is warned
+# about); SIGTERM ends it at once.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/rw_lib.sh"
 [ -x "$PROMETHEUS" ] || skip_all "prometheus is not installed"
@@ -152,13 +156,51 @@ if [ -x "$OPENSSL" ]; then
 	d="$rw_tmp/pki"
 	make_pki "$d"
 	printf 's3cret pass\n' >"$rw_tmp/pw"
+	chmod 644 "$rw_tmp/pw"
 	start_exporter tls --simulate kunpeng930-misconfig --machine-dir "$machines" \
 		--tls-cert "$d/server.crt" --tls-key "$d/server.key" \
 		--basic-auth-user scraper --basic-auth-password-file "$rw_tmp/pw"
 	https="https://127.0.0.1:$tls_port"
 	check "HTTPS with the right credentials: the page" eval \
 		'page "$https" --cacert "$d/ca.crt" -u "scraper:s3cret pass" >"$rw_tmp/tls.txt" && promtool_clean "$rw_tmp/tls.txt"'
+	check "a password file others may read: warned about, with its mode" \
+		grep -q "warning: --basic-auth-password-file: permissions 0644 for \"$rw_tmp/pw\" are too open" "$rw_tmp/tls.err"
 	code() { curl -s -o /dev/null -w '%{http_code}' --cacert "$d/ca.crt" "$@"; }
+	# The first failure is logged (the user escaped, never the password);
+	# the next ones within 10 s are only counted.
+	check "a user with control characters: 401" [ "$(code -u $'ev\x1b[31mil:s3cret pass' "$https/metrics")" = 401 ]
+	for _ in $(seq 1 20); do code -u "scraper:wrong-pass-$_" "$https/metrics" >/dev/null; done
+	sleep 0.5
+	check "the failure logged with the client's address and the user, escaped" \
+		grep -q 'authentication failed from 127.0.0.1: user "ev\\x1b\[31mil"' "$rw_tmp/tls.err"
+	check "20 more failures within 10 s: no more lines, no password in the log ($(grep -c 'authentication failed' "$rw_tmp/tls.err") line)" \
+		eval '[ "$(grep -c "authentication failed" "$rw_tmp/tls.err")" = 1 ] && ! grep -q "wrong-pass\|s3cret" "$rw_tmp/tls.err"'
+	# base64 of "scraper:s3cret pass" with a NUL and "x" after the password
+	nul=$(printf 'scraper:s3cret pass\0x' | base64)
+	check "the right password followed by a NUL byte and more: 401" \
+		[ "$(code -H "Authorization: Basic $nul" "$https/metrics")" = 401 ]
+	check "the right user with a wrong password of the same length: 401" [ "$(code -u "scraper:s3cret pasS" "$https/metrics")" = 401 ]
+	check "a wrong user with the right password: 401" [ "$(code -u "scrapeR:s3cret pass" "$https/metrics")" = 401 ]
+	# TLS 1.0 and 1.1 refused by the server: the client is told to allow
+	# them (security level 0), so only the server can say no.
+	# The protocol of the session (TLS 1.3 prints no session before the
+	# first read: then the version on "New, TLSv1.3, Cipher is ...").
+	tls_version() { # OPENSSL-FLAG: the protocol negotiated, or "none"
+		local p
+		p=$(timeout 10 "$OPENSSL" s_client -connect "127.0.0.1:$tls_port" "$1" -cipher 'DEFAULT@SECLEVEL=0' \
+			-CAfile "$d/ca.crt" </dev/null 2>/dev/null | awk '/^New, \(NONE\)/ { failed = 1 }
+			/^New, TLSv/ { sub(/,$/, "", $2); cipher_v = $2 } /^ *Protocol *:/ { p = $3 }
+			END { if (!failed) print (p != "" ? p : cipher_v) }')
+		echo "${p:-none}"
+	}
+	for v in tls1 tls1_1; do
+		got=$(tls_version -$v)
+		check "TLS: -$v refused by the server (negotiated: $got)" [ "$got" = none ]
+	done
+	got=$(tls_version -tls1_2)
+	check "TLS: 1.2 negotiated ($got)" [ "$got" = TLSv1.2 ]
+	got=$(tls_version -tls1_3)
+	check "TLS: 1.3 negotiated ($got)" [ "$got" = TLSv1.3 ]
 	check "no credentials: 401 with WWW-Authenticate" eval \
 		'[ "$(code "$https/metrics")" = 401 ] && curl -s -D - -o /dev/null --cacert "$d/ca.crt" "$https/metrics" | grep -qi "^WWW-Authenticate: Basic"'
 	check "a wrong password: 401" [ "$(code -u "scraper:s3cret" "$https/metrics")" = 401 ]
@@ -212,6 +254,17 @@ timeout 6 "$PCIESCOPE" exporter --listen ":$open_port" --basic-auth-user u --bas
 check "  ... no warning with basic authentication" \
 	eval 'grep -q "serving /metrics on \* port $open_port" "$rw_tmp/auth.err" && ! grep -q warning "$rw_tmp/auth.err"'
 
+# ---- the server's limits from the command line ----
+start_exporter lim --simulate kunpeng930-2p --machine-dir "$machines" \
+	--max-connections-per-client 2 --timeout 2 --max-connections 50
+page "$lim_url" >/dev/null
+"$PYTHON3" "$top_srcdir/tests/tools/slow_clients.py" "$lim_port" --count 5 --source 127.0.0.40 \
+	--every 0.5 --for 6 >"$rw_tmp/lim.out"
+check "--max-connections-per-client 2 --timeout 2: 2 drip clients let in and dropped at 2 s, 3 closed at once: $(cat "$rw_tmp/lim.out")" \
+	awk '{ exit !($4 == 3 && $6 == 2 && $10 < 1 && $12 >= 1.8 && $14 <= 2.6) }' "$rw_tmp/lim.out"
+kill "$lim_pid"
+wait "$lim_pid"
+
 # ---- refused at once, with the reason ----
 refused() { # EXPECTED-REGEX ARGS...
 	local want=$1 rc
@@ -239,6 +292,16 @@ check "a certificate without its key" refused 'TLS needs both a certificate and 
 	--listen "127.0.0.1:$(free_port)" --tls-cert /etc/hostname
 check "a password file without a user" refused '--basic-auth-user and --basic-auth-password-file go together' \
 	--basic-auth-password-file /etc/hostname
+mkfifo "$rw_tmp/pw.fifo"
+check "a password file that is a FIFO: refused at once, named" refused \
+	"--basic-auth-password-file \"$rw_tmp/pw.fifo\": is a FIFO, not a regular file" \
+	--listen "127.0.0.1:$(free_port)" --basic-auth-user u --basic-auth-password-file "$rw_tmp/pw.fifo"
+check "a password file that is a directory: named as one" refused \
+	"--basic-auth-password-file \"$rw_tmp\": is a directory, not a regular file" \
+	--listen "127.0.0.1:$(free_port)" --basic-auth-user u --basic-auth-password-file "$rw_tmp"
+check "--timeout 0: refused with the range" refused '--timeout 0: a whole number from 1 to 3600' --timeout 0
+check "--max-connections-per-client x: refused with the range" refused \
+	'--max-connections-per-client x: a whole number from 1 to 10000' --max-connections-per-client x
 check "an engine option out of range" refused '--option TraceClock 0: ' --option TraceClock=0
 check "an unknown engine option" refused '--option NoSuchOption' --option NoSuchOption=1
 done_testing

@@ -7,7 +7,11 @@
 # OpenMetrics to a scraper that asks; HELP/UNIT reach Prometheus' metadata;
 # a value list collectd reports missing leaves the page; bad requests, idle
 # half-requests and 100 concurrent scrapes neither block collection nor
-# each other.
+# each other; a client that drips its request a byte at a time is dropped
+# at Timeout, floods from one address or past MaxConnections are closed at
+# once while a real scrape is answered within 1 s; framing headers a proxy
+# could read otherwise are answered 400 at once; a password file that is a
+# directory is named.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/rw_lib.sh"
 rw_require_plugin
@@ -110,13 +114,16 @@ check "/ links to /metrics" eval 'curl -s "$om_url/" | grep -q "href=\"/metrics\
 
 # ---- clients that misbehave ----
 # 20 connections that send half a request and wait: the server drops them
-# after Timeout (3 s); meanwhile 100 concurrent scrapes are answered and
-# collection goes on.
+# after Timeout (3 s); meanwhile 100 concurrent scrapes (10 from each of 10
+# addresses: under MaxConnectionsPerClient) are answered and collection
+# goes on.
 "$PYTHON3" - "$om_port" >"$rw_tmp/slow.out" 2>&1 <<'PY' &
 import socket, sys, time
 socks = []
 for i in range(20):
-    s = socket.create_connection(("127.0.0.1", int(sys.argv[1])))
+    # 10 each from two addresses: under MaxConnectionsPerClient (16)
+    s = socket.create_connection(("127.0.0.1", int(sys.argv[1])),
+                                 source_address=("127.0.0.%d" % (20 + i % 2), 0))
     s.sendall(b"GET /metrics HTTP/1.1\r\nHost: x\r\n")  # never finished
     socks.append(s)
 start = time.time()
@@ -133,7 +140,7 @@ slow_pid=$!
 sleep 0.5
 seq_before=$(curl -s "$om_url/metrics" | awk '/^rwtest_sequence_total/ {print $2}')
 t=$(date +%s.%N)
-ok_count=$(seq 1 100 | xargs -P 100 -I{} curl -s -o /dev/null -w '%{http_code}\n' --max-time 10 "$om_url/metrics" | grep -c '^200$')
+ok_count=$(seq 1 100 | xargs -P 100 -I{} sh -c 'curl -s -o /dev/null -w "%{http_code}\n" --max-time 10 --interface "127.0.0.$(({} % 10 + 1))" "$0/metrics"' "$om_url" | grep -c '^200$')
 t=$(awk -v a="$t" -v b="$(date +%s.%N)" 'BEGIN { printf "%.2f", b - a }')
 check "100 concurrent scrapes beside 20 idle half-requests: $ok_count answered 200 in $t s" \
 	[ "$ok_count" = 100 ]
@@ -144,6 +151,87 @@ check "collection went on meanwhile (sequence $seq_before -> $seq_after)" \
 wait "$slow_pid"
 check "idle half-requests dropped by the server: $(cat "$rw_tmp/slow.out")" \
 	grep -q '^closed 20 of 20 after [0-9]\.' "$rw_tmp/slow.out"
+
+# ---- slow clients and floods (Timeout 3, MaxConnections 128, 16 a client) ----
+slow="$top_srcdir/tests/tools/slow_clients.py"
+# A client that sends one byte of its request every second is never idle
+# for Timeout: it is dropped at Timeout from its connect all the same.
+"$PYTHON3" "$slow" "$om_port" --count 1 --source 127.0.0.30 --every 1 --for 10 >"$rw_tmp/drip1.out"
+check "a drip client (a byte a second) is dropped at Timeout: $(cat "$rw_tmp/drip1.out")" \
+	awk '{ exit !($6 == 1 && $8 == 0 && $14 >= 2.8 && $14 <= 3.6) }' "$rw_tmp/drip1.out"
+# scrapes_during SECONDS: a scrape from 127.0.0.1 every 0.5 s, each with 1 s
+# to answer; prints "N of M answered, slowest T s".
+scrapes_during() {
+	local end=$(($(date +%s) + $1)) n=0 good=0 slowest=0 out
+	while [ "$(date +%s)" -lt "$end" ]; do
+		out=$(curl -s -o /dev/null -w '%{http_code} %{time_total}' --max-time 1 "$om_url/metrics")
+		n=$((n + 1))
+		[ "${out% *}" = 200 ] && good=$((good + 1))
+		slowest=$(awk -v a="$slowest" -v b="${out#* }" 'BEGIN { print (b > a ? b : a) }')
+		sleep 0.5
+	done
+	echo "$good of $n answered, slowest $slowest s"
+}
+# 200 drip clients from one address: 16 let in (dropped at Timeout), 184
+# closed at once; a real scrape beside them answers within 1 s.
+"$PYTHON3" "$slow" "$om_port" --count 200 --source 127.0.0.31 --every 2 --for 8 >"$rw_tmp/drip200.out" &
+drip_pid=$!
+sleep 0.5
+during=$(scrapes_during 4)
+wait "$drip_pid"
+check "200 drip clients from one address: 16 let in and dropped at Timeout, the rest closed at once: $(cat "$rw_tmp/drip200.out")" \
+	awk '{ exit !($2 == 200 && $4 == 184 && $6 == 16 && $8 == 0 && $10 < 1 && $14 <= 3.6 && $16 == 0) }' "$rw_tmp/drip200.out"
+check "meanwhile every scrape from another address answered 200 within 1 s: $during" \
+	eval '[[ "$during" =~ ^([0-9]+)\ of\ ([0-9]+)\  ]] && [ "${BASH_REMATCH[1]}" = "${BASH_REMATCH[2]}" ] && [ "${BASH_REMATCH[2]}" -ge 5 ]'
+# 500 idle connects from 50 addresses (10 each): MaxConnections (128) let
+# in, the rest closed at once (not left waiting in the kernel's backlog);
+# a scrape while it is full is refused at once too, and answered again
+# once Timeout has dropped the idle ones.
+srcs=$(seq -f '127.0.1.%g' 10 59 | paste -sd,)
+"$PYTHON3" "$slow" "$om_port" --count 500 --source "$srcs" --every 0 --for 8 >"$rw_tmp/idle500.out" &
+idle_pid=$!
+sleep 1
+full=$(curl -s -o /dev/null -w '%{http_code} %{time_total}' --max-time 5 "$om_url/metrics")
+sleep 3
+after=$(curl -s -o /dev/null -w '%{http_code} %{time_total}' --max-time 1 "$om_url/metrics")
+wait "$idle_pid"
+check "500 idle connects: at most 128 let in and dropped at Timeout, the rest closed within 1 s: $(cat "$rw_tmp/idle500.out")" \
+	awk '{ exit !($2 == 500 && $4 >= 372 && $4 + $6 == 500 && $8 == 0 && $10 < 1 && $14 <= 3.6) }' "$rw_tmp/idle500.out"
+check "a scrape while all 128 are taken is refused at once ($full), one after Timeout answered ($after)" \
+	eval '[ "${full% *}" = 000 ] && awk -v t="${full#* }" "BEGIN { exit !(t < 1) }" && [ "${after% *}" = 200 ]'
+
+# ---- framing headers an HTTP proxy could read otherwise: 400 at once ----
+raw() { # REQUEST (printf escapes): "STATUS-LINE SECONDS" of the answer
+	"$PYTHON3" - "$om_port" "$1" <<'PY'
+import socket, sys, time
+s = socket.create_connection(("127.0.0.1", int(sys.argv[1])))
+s.settimeout(10)
+t = time.monotonic()
+s.sendall(sys.argv[2].encode().decode("unicode_escape").encode("latin1"))
+data = b""
+try:
+    while b"\r\n" not in data:
+        d = s.recv(4096)
+        if not d:
+            break
+        data += d
+except OSError:
+    pass
+print("%s %.2f" % (data.split(b"\r\n")[0].decode("latin1").replace(" ", "_") or "none", time.monotonic() - t))
+PY
+}
+for hdrs in 'Content-Length: 0\r\nContent-Length: 0' 'Content-Length: 0\r\nContent-Length: 5' \
+	'Transfer-Encoding: chunked\r\nContent-Length: 5' 'Transfer-Encoding: gzip' \
+	'Transfer-Encoding: gzip, chunked' 'Transfer-Encoding: chunked\r\nTransfer-Encoding: chunked' \
+	'Transfer-Encoding : gzip' 'Content-Length\t: 5'; do
+	got=$(raw "GET /metrics HTTP/1.1\r\nHost: x\r\n$hdrs\r\n\r\n")
+	check "400 at once for \"$hdrs\" ($got)" \
+		eval '[ "${got% *}" = HTTP/1.1_400_Bad_Request ] && awk -v t="${got#* }" "BEGIN { exit !(t < 1) }"'
+done
+got=$(raw 'GET /metrics HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n')
+check "one chunked Transfer-Encoding is fine ($got)" [ "${got% *}" = HTTP/1.1_200_OK ]
+got=$(raw 'GET /metrics HTTP/1.1\r\nContent-Length: 0\r\n\r\n')
+check "HTTP/1.1 without Host: 400 ($got)" [ "${got% *}" = HTTP/1.1_400_Bad_Request ]
 
 # ---- what Prometheus stores ----
 sleep 4
@@ -198,6 +286,16 @@ om_try '\[error\] openmetrics plugin: option Port 70000: want a whole number in 
 om_try '\[error\] openmetrics plugin: option Port "http": not a number' "config: a port that is not a number" 'Port "http"'
 om_try '\[error\] openmetrics plugin: option Colour "blue": unknown option' "config: an unknown option" 'Colour "blue"'
 om_try 'TLSCertFile and TLSKeyFile go together' "config: a certificate without its key" 'TLSCertFile "/etc/hostname"'
+mkdir -p "$rw_tmp/pwdir"
+om_try "\\[error\\] openmetrics plugin: option BasicAuthPasswordFile \"$rw_tmp/pwdir\": is a directory, not a regular file" \
+	"config: a password file that is a directory is named as one" 'BasicAuthUser "u"' "BasicAuthPasswordFile \"$rw_tmp/pwdir\""
+mkfifo "$rw_tmp/pwfifo"
+om_try "\\[error\\] openmetrics plugin: option BasicAuthPasswordFile \"$rw_tmp/pwfifo\": is a FIFO" \
+	"config: a password file that is a FIFO is refused, not waited on" 'BasicAuthUser "u"' "BasicAuthPasswordFile \"$rw_tmp/pwfifo\""
+printf 's3cret\n' >"$rw_tmp/pw644"
+chmod 644 "$rw_tmp/pw644"
+om_try "\\[warning\\] openmetrics plugin: option BasicAuthPasswordFile: permissions 0644 for \"$rw_tmp/pw644\" are too open" \
+	"config: a password file others may read is warned about" "Port \"$(free_port)\"" 'BasicAuthUser "u"' "BasicAuthPasswordFile \"$rw_tmp/pw644\""
 om_try '\[error\] openmetrics plugin: option BasicAuthPassword \(hidden\): want a string' \
 	"config: a bad password is not shown" 'BasicAuthPassword 12345'
 om_try "\\[error\\] openmetrics plugin: not started: TLS certificate \"$rw_tmp/none.pem\": No such file" \

@@ -66,6 +66,20 @@ check "... and the password is nowhere in the log" bash -c "! grep -q s3cr3t '$r
 try "\\[error\\] remote_write plugin: Endpoint \"e\": BearerTokenFile \"$rw_tmp\": is a directory" \
 	"a directory as BearerTokenFile refused as such" \
 	'<Endpoint "e">' 'URL "http://127.0.0.1:9/api/v1/write"' "BearerTokenFile \"$rw_tmp\"" '</Endpoint>'
+mkfifo "$rw_tmp/token.fifo"
+try "\\[error\\] remote_write plugin: Endpoint \"e\": BearerTokenFile \"$rw_tmp/token.fifo\": is a FIFO, not a regular file" \
+	"a FIFO as BearerTokenFile refused at once, named as one" \
+	'<Endpoint "e">' 'URL "http://127.0.0.1:9/api/v1/write"' "BearerTokenFile \"$rw_tmp/token.fifo\"" '</Endpoint>'
+printf 'tok\n' >"$rw_tmp/token.644"
+chmod 644 "$rw_tmp/token.644"
+try "\\[warning\\] remote_write plugin: endpoint \"e\": BearerTokenFile: permissions 0644 for \"$rw_tmp/token.644\" are too open" \
+	"a BearerTokenFile others may read: started, with a warning naming its mode" \
+	'<Endpoint "e">' 'URL "http://127.0.0.1:9/api/v1/write"' "BearerTokenFile \"$rw_tmp/token.644\"" '</Endpoint>'
+printf 'pw\n' >"$rw_tmp/pw.640"
+chmod 640 "$rw_tmp/pw.640"
+try "\\[warning\\] remote_write plugin: endpoint \"e\": BasicAuth password file: permissions 0640 for \"$rw_tmp/pw.640\" are too open" \
+	"a BasicAuth password file group may read: a warning naming its mode" \
+	'<Endpoint "e">' 'URL "http://127.0.0.1:9/api/v1/write"' "BasicAuth \"u\" \"$rw_tmp/pw.640\"" '</Endpoint>'
 try '\[error\] remote_write plugin: Endpoint "e": CACert "/etc/passwd": no PEM CERTIFICATE' \
 	"a CACert that is no PEM certificate refused at init" \
 	'<Endpoint "e">' 'URL "https://127.0.0.1:9/api/v1/write"' 'CACert "/etc/passwd"' '</Endpoint>'

@@ -248,8 +248,8 @@ timeout 6 "$PCIESCOPE" exporter --listen ":$open_port" --simulate kunpeng930-2p 
 	>/dev/null 2>"$rw_tmp/open.err"
 check "--listen :PORT without authentication: a warning says who can read it" \
 	grep -q "warning: serving on every address port $open_port without authentication" "$rw_tmp/open.err"
-printf 'secret\n' >"$rw_tmp/pw"
-timeout 6 "$PCIESCOPE" exporter --listen ":$open_port" --basic-auth-user u --basic-auth-password-file "$rw_tmp/pw" \
+(umask 077 && printf 'secret\n' >"$rw_tmp/pw-private")
+timeout 6 "$PCIESCOPE" exporter --listen ":$open_port" --basic-auth-user u --basic-auth-password-file "$rw_tmp/pw-private" \
 	--simulate kunpeng930-2p --machine-dir "$machines" >/dev/null 2>"$rw_tmp/auth.err"
 check "  ... no warning with basic authentication" \
 	eval 'grep -q "serving /metrics on \* port $open_port" "$rw_tmp/auth.err" && ! grep -q warning "$rw_tmp/auth.err"'

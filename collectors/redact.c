@@ -124,7 +124,8 @@ static bool has_word(const char *s, size_t len, const char *word)
         size_t w = strlen(word);
 
         for (size_t i = 0; i + w <= len; i++)
-                if (!strncasecmp(s + i, word, w))
+                if (tolower((unsigned char)s[i]) == tolower((unsigned char)word[0]) &&
+                    !strncasecmp(s + i, word, w))
                         return true;
         return false;
 }
@@ -132,6 +133,15 @@ static bool has_word(const char *s, size_t len, const char *word)
 static bool is_name(const char *s, size_t len, const char *name)
 {
         return strlen(name) == len && !strncasecmp(s, name, len);
+}
+
+/* A name with no quote or blank in it. */
+static bool plain(const char *name, size_t len)
+{
+        for (size_t i = 0; i < len; i++)
+                if (name[i] == '"' || blank(name[i]))
+                        return false;
+        return true;
 }
 
 /* A name whose value is a secret. */
@@ -282,6 +292,8 @@ int redact_cmdline(const char *cmdline, char *out, size_t size)
         struct out o = {.buf = out, .size = size};
         const char *p = cmdline;
         bool pending = false; /* the next word is a secret flag's value */
+        bool in_blanks = false;
+        size_t word_end = 0; /* where the blanks after the last word began */
         int redacted = 0;
 
         if (!size)
@@ -289,14 +301,18 @@ int redact_cmdline(const char *cmdline, char *out, size_t size)
         while (*p) {
                 const char *start = p, *eq = NULL, *name;
                 bool quoted = false;
-                size_t nlen;
+                size_t nlen, wlen;
 
                 if (blank(*p)) {
+                        if (!in_blanks)
+                                word_end = o.len;
+                        in_blanks = true;
                         if (put(&o, " ", 1))
                                 return -ENOSPC;
                         p++;
                         continue;
                 }
+                in_blanks = false;
                 /* One parameter: up to a blank outside double quotes. */
                 for (; *p && (quoted || !blank(*p)); p++) {
                         if (*p == '"')
@@ -326,7 +342,27 @@ int redact_cmdline(const char *cmdline, char *out, size_t size)
                 }
                 name = start + (*start == '"');
                 nlen = (size_t)((eq ? eq : p) - name);
-                if (eq) {
+                wlen = (size_t)(p - start);
+                /* A name with a quote or a blank in it (quoted text up to
+                 * an '=') is no parameter name: the word goes whole if
+                 * anything in it looks secret or identifying. So does a
+                 * word whose name holds an address. */
+                if (!plain(name, nlen) || identifying(name, nlen)) {
+                        /* the name's last piece: "ip" of `a" ip=...` */
+                        const char *tail = name + nlen;
+
+                        while (tail > name && tail[-1] != '"' && !blank(tail[-1]))
+                                tail--;
+                        pending = !eq && name[0] == '-' && secret_name(name, nlen);
+                        if (secret_name(start, wlen) || secret_name(name, nlen) ||
+                            address_name(tail, (size_t)(name + nlen - tail)) ||
+                            identifying(start, wlen)) {
+                                if (put(&o, REDACT_MARKER, MARKER_LEN))
+                                        return -ENOSPC;
+                                redacted++;
+                                continue;
+                        }
+                } else if (eq) {
                         const char *v = eq + 1;
                         size_t vlen = (size_t)(p - v);
 
@@ -339,12 +375,6 @@ int redact_cmdline(const char *cmdline, char *out, size_t size)
                         }
                 } else {
                         pending = name[0] == '-' && secret_name(name, nlen);
-                        if (identifying(start, (size_t)(p - start))) {
-                                if (put(&o, REDACT_MARKER, MARKER_LEN))
-                                        return -ENOSPC;
-                                redacted++;
-                                continue;
-                        }
                 }
                 if (put(&o, start, (size_t)(p - start)))
                         return -ENOSPC;
@@ -353,8 +383,10 @@ int redact_cmdline(const char *cmdline, char *out, size_t size)
         for (size_t i = 0; i < o.len; i++)
                 if (blank(o.buf[i]))
                         o.buf[i] = ' ';
-        while (o.len && o.buf[o.len - 1] == ' ')
-                o.len--;
+        /* Blanks after the last word go; those inside it (an unterminated
+         * quote runs to the end) stay, so a second pass reads the same word. */
+        if (in_blanks)
+                o.len = word_end;
         o.buf[o.len] = '\0';
         return redacted;
 }

@@ -35,8 +35,8 @@ unsigned int redact_cfg(uint8_t *cfg, size_t len);
 /*
  * redact_cmdline - @cmdline (a kernel command line; blanks outside double
  * quotes separate parameters, as the kernel splits it) into @out of @size
- * bytes with every blank written as one space, trailing blanks dropped, and
- * replaced by REDACT_MARKER:
+ * bytes with every blank written as one space, the blanks after the last
+ * word dropped, and replaced by REDACT_MARKER:
  *  - the value of a parameter whose name (case-insensitively, a leading
  *    double quote aside) contains "pass", "token", "secret", "key",
  *    "credential" or "username", or ends in "pw" (rootpw=, inst.rootpw=);
@@ -56,10 +56,13 @@ unsigned int redact_cfg(uint8_t *cfg, size_t len);
  *  - everything after a standalone "--" (init's own arguments), as one
  *    REDACT_MARKER.
  * A parameter is written "name=<redacted>" (quotes dropped), a word
- * "<redacted>". The output is never longer than the input plus
- * strlen(REDACT_MARKER) per value redacted, and redacting it again changes
- * nothing. Returns the number of values redacted, or -ENOSPC when @out is
- * too small (@out is then not a redacted line: do not use it).
+ * "<redacted>". Text before an '=' that holds a quote or a blank (quoted
+ * text, no parameter name) or an address is no name: such a word is
+ * replaced whole when anything in it looks secret or identifying (the
+ * last piece of its name is checked as a name too: `"b ip=host"`). The output is never longer than
+ * the input plus strlen(REDACT_MARKER) per value redacted, and redacting it again changes nothing.
+ * Returns the number of values redacted, or -ENOSPC when @out is too small (@out is then not a
+ * redacted line: do not use it).
  */
 int redact_cmdline(const char *cmdline, char *out, size_t size);
 

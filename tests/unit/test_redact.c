@@ -274,6 +274,16 @@ static void test_cmdline_secrets(void **state)
         /* an unterminated quote runs to the end, as in the kernel */
         check("a=1 ip=\"10.0.0.1 quiet ro", "a=1 ip=<redacted>", 1);
         check("a=\"x ip=10.0.0.1", "a=<redacted>", 1);
+        check("b\" root=n -pw  ", "b\" root=n -pw  ", 0); /* blanks inside it stay */
+        /* quoted text up to an '=' is no name: the whole word goes if it
+         * looks secret or identifying, and is kept otherwise */
+        check("x b\" 10.1.2.3 rootpw=x\" quiet", "x <redacted> quiet", 1);
+        check("x b\" plantedhost rootpw=x\" quiet", "x <redacted> quiet", 1);
+        check("x \"b ip=myhost\"", "x <redacted>", 1);
+        check("a\"b c\"=d e", "a\"b c\"=d e", 0);
+        check("\"--password\" x y", "<redacted> <redacted> y", 2);
+        /* a name holding an address */
+        check("192.168.1.1=foo ro", "<redacted> ro", 1);
         /* repeated, first and last */
         check("ip=1.2.3.4 ro ip=5.6.7.8 BOOTIF=01-aa-bb-cc-dd-ee-ff ip=eth0:dhcp",
               "ip=<redacted> ro ip=<redacted> BOOTIF=<redacted> ip=<redacted>", 4);

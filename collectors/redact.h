@@ -29,6 +29,8 @@
  * capabilities, dword-aligned pointers, standard ones at 0x40..0xff,
  * extended ones at 0x100 and above; an all-zero or all-ones extended header
  * ends the list. Returns the REDACT_CFG_* of the fields found (and zeroed).
+ * A second call changes no byte; it may report fewer fields, when the first
+ * zeroed a capability header that its walk had passed (a malformed list).
  */
 unsigned int redact_cfg(uint8_t *cfg, size_t len);
 

@@ -7,10 +7,11 @@
  *
  * Invariants (a violation traps):
  * - configuration space: every byte is kept or zeroed, nothing else; a
- *   second pass changes nothing and finds the same fields; a Device Serial
- *   Number planted at 0x100 (the input's next pointer kept) and a VPD
- *   capability planted at 0x40 (the input's next pointer kept) lose their
- *   serial and data bytes, and are reported;
+ *   second pass changes nothing and finds no field the first did not (it
+ *   may find fewer: a header the first pass zeroed ends its walk); a
+ *   Device Serial Number planted at 0x100 and a VPD capability planted at
+ *   0x40 (the input's next pointers kept) lose their serial and data
+ *   bytes, and are reported;
  * - command line: the result fits the bound (input length plus one marker
  *   per value redacted), holds no blank but ' ', and a second pass gives
  *   the same text; with secrets planted around the input (ip=, a quoted
@@ -61,7 +62,9 @@ static void fuzz_cfg(const uint8_t *data, size_t size)
                         __builtin_trap();
         memcpy(b, a, len);
         again = redact_cfg(b, len);
-        if (again != found || memcmp(a, b, len))
+        /* A second walk may stop sooner (a capability header inside a body
+         * zeroed later in the first walk reads 0 now) but zeroes no more. */
+        if ((again & ~found) || memcmp(a, b, len))
                 __builtin_trap();
         /* planted: a DSN first in the extended list, a VPD first in the
          * standard one (type 0 header, capability list bit set) */

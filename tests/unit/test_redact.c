@@ -58,6 +58,12 @@ static void put32(uint8_t *cfg, size_t off, uint32_t v)
                 cfg[off + (size_t)i] = (uint8_t)(v >> (8 * i));
 }
 
+static uint32_t get32(const uint8_t *cfg, size_t off)
+{
+        return (uint32_t)cfg[off] | (uint32_t)cfg[off + 1] << 8 | (uint32_t)cfg[off + 2] << 16 |
+               (uint32_t)cfg[off + 3] << 24;
+}
+
 /* An extended capability header: id, version 1, next. */
 static uint32_t ext(uint16_t id, uint16_t next)
 {
@@ -172,6 +178,18 @@ static void test_cfg_short_and_broken(void **state)
         put32(cfg, 0x100, ext(0x0001, 0xffc));
         put32(cfg, 0xffc, ext(0x0003, 0));
         assert_int_equal(redact_cfg(cfg, 4096), REDACT_CFG_VPD);
+        /* a header inside a serial zeroed later in the walk (0x100 -> 0x208
+         * -> 0x204, a DSN whose body holds 0x208): the same bytes again,
+         * found once */
+        build(cfg);
+        put32(cfg, 0x100, ext(0x0001, 0x208));
+        put32(cfg, 0x208, ext(0x000b, 0x204));
+        put32(cfg, 0x204, ext(0x0003, 0));
+        assert_int_equal(redact_cfg(cfg, 4096), REDACT_CFG_VPD | REDACT_CFG_DSN);
+        assert_int_equal(get32(cfg, 0x208), 0);
+        memcpy(orig, cfg, sizeof(cfg));
+        assert_int_equal(redact_cfg(cfg, 4096), REDACT_CFG_VPD);
+        assert_memory_equal(orig, cfg, sizeof(cfg));
         /* the DSN first, at 0x100 */
         build(cfg);
         put32(cfg, 0x100, ext(0x0003, 0));

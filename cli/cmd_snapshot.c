@@ -154,7 +154,8 @@ static int put_lspci(struct snap *s, const struct md_facts *f)
                 len += (size_t)snprintf(text + len, cap - len, "\n");
         }
         ret = put(s, "lspci-xxxx.txt", text, len,
-                  "configuration space of every function, `lspci -xxxx` format");
+                  "configuration space of every function, `lspci -xxxx` format, serial numbers "
+                  "and VPD data zeroed");
         free(text);
         return ret;
 }

@@ -6,13 +6,16 @@
  * form, the PMU directories, kernel release, redacted command line, CPU
  * model lines, NUMA layout, `audit --json`, a simulator description
  * generated from it all (machine_desc.h), and MANIFEST.json saying what
- * was collected, what was missing and why. The list of files read is
- * fixed here and in machine_facts.c; nothing else is copied.
+ * was collected, what was kept and removed (redact.h), what was missing
+ * and why. The list of files read is fixed here and in machine_facts.c;
+ * nothing else is copied. The archive and --description are written
+ * through safe_file.h: never through a link planted at their names.
  */
 #include "pciescope_config.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,6 +33,8 @@
 #include "machine_facts.h"
 #include "perf_pmu.h"
 #include "ptt_capture.h"
+#include "redact.h"
+#include "safe_file.h"
 #include "sample.h"
 
 /* The PMU directories a snapshot keeps, and their files. */
@@ -149,7 +154,8 @@ static int put_lspci(struct snap *s, const struct md_facts *f)
                 len += (size_t)snprintf(text + len, cap - len, "\n");
         }
         ret = put(s, "lspci-xxxx.txt", text, len,
-                  "configuration space of every function, `lspci -xxxx` format");
+                  "configuration space of every function, `lspci -xxxx` format, serial numbers "
+                  "and VPD data zeroed");
         free(text);
         return ret;
 }
@@ -283,11 +289,18 @@ static void put_system(struct snap *s, const struct machine_facts *mf)
 
         copy_file(s, HW_PROCFS, "sys/kernel/osrelease", "kernel release");
         if (f->cmdline) {
-                char text[4200];
+                size_t len = strlen(f->cmdline);
+                char *text = malloc(len + 2);
 
-                snprintf(text, sizeof(text), "%s\n", f->cmdline);
-                put_text(s, "proc/cmdline", text,
-                         "kernel command line, secret-looking values replaced by <redacted>");
+                if (!text) {
+                        s->error = -ENOMEM;
+                        return;
+                }
+                memcpy(text, f->cmdline, len);
+                text[len] = '\n';
+                put(s, "proc/cmdline", text, len + 1,
+                    "kernel command line, addresses and secrets replaced by <redacted>");
+                free(text);
         }
         copy_file(s, HW_SYSFS, "devices/system/cpu/online", "online CPUs");
         hw_list_dir(s->env, HW_SYSFS, visit_node, s, "devices/system/node");
@@ -421,21 +434,53 @@ static size_t stack_buses(const struct cli_opts *opts, struct md_stack_bus *out,
 
 static int write_description(const char *path, const char *text)
 {
-        FILE *f = fopen(path, "w");
-        int ok;
+        int ret = safe_file_write(path, text, strlen(text), 0666);
 
-        if (!f) {
-                cli_error("snapshot: cannot write the description to %s: %s", path,
-                          strerror(errno));
-                return -1;
-        }
-        ok = fputs(text, f) >= 0;
-        ok &= fclose(f) == 0;
-        if (!ok) {
-                cli_error("snapshot: writing %s failed: %s", path, strerror(errno));
+        if (ret) {
+                cli_error("snapshot: cannot write the description to %s: %s", path, strerror(-ret));
                 return -1;
         }
         return 0;
+}
+
+static json_object *string_array(const char *const *v)
+{
+        json_object *arr = json_object_new_array();
+
+        for (; *v; v++)
+                json_object_array_add(arr, json_object_new_string(*v));
+        return arr;
+}
+
+/* What the archive keeps of the machine, and what was taken out of it. */
+static void kept_and_removed(json_object *m, const struct machine_facts *mf)
+{
+        static const char *const kept[] = {
+            "lspci-xxxx.txt: the configuration space of every function (header, IDs, "
+            "capabilities, link and error registers, BAR values) less the fields under "
+            "removed.configuration_space",
+            "sys/bus/pci/devices/<bdf>/: numa_node and the aer_dev_* counts",
+            "sys/bus/event_source/devices/: the hisi_pcie, hisi_ptt and uncore_iio PMU files",
+            "proc/cmdline: the kernel command line less the values under "
+            "removed.kernel_command_line",
+            "proc/sys/kernel/osrelease, the online CPUs and the NUMA layout",
+            "cpuinfo-model.txt: the lines of /proc/cpuinfo naming the CPU, each once",
+            "audit.json, machine.json (from the above), ptt/*.json with --trace, "
+            "calibration.json with --device",
+            NULL};
+        json_object *removed = json_object_new_object();
+        size_t dsn, vpd;
+
+        machine_facts_cfg_redacted(mf, &dsn, &vpd);
+        json_object_object_add(m, "kept", string_array(kept));
+        json_object_object_add(removed, "configuration_space", string_array(redact_rules(true)));
+        json_object_object_add(removed, "kernel_command_line", string_array(redact_rules(false)));
+        json_object_object_add(m, "removed", removed);
+        json_object_object_add(m, "cmdline_values_redacted",
+                               json_object_new_int(machine_facts_redacted(mf)));
+        json_object_object_add(m, "device_serial_numbers_zeroed",
+                               json_object_new_int64((int64_t)dsn));
+        json_object_object_add(m, "vpd_data_registers_zeroed", json_object_new_int64((int64_t)vpd));
 }
 
 static json_object *manifest(struct snap *s, const struct machine_facts *mf, const char *source,
@@ -453,13 +498,13 @@ static json_object *manifest(struct snap *s, const struct machine_facts *mf, con
         json_object_object_add(m, "simulated", json_object_new_boolean(simulated));
         json_object_object_add(m, "collected", json_object_get(s->collected));
         json_object_object_add(m, "missing", json_object_get(s->missing));
-        json_object_object_add(m, "cmdline_values_redacted",
-                               json_object_new_int(machine_facts_redacted(mf)));
+        kept_and_removed(m, mf);
         json_object_object_add(
             m, "never_collected",
-            json_object_new_string("host name, addresses, user names, files outside the list "
-                                   "above, environment, the rest of /proc/cpuinfo, BAR "
-                                   "contents, device memory, logs"));
+            json_object_new_string("host name, network and MAC addresses, serial numbers, user "
+                                   "names, passwords, files outside the list above, "
+                                   "environment, the rest of /proc/cpuinfo, BAR contents, "
+                                   "device memory, logs"));
         json_object_object_add(d, "file", desc_file ? json_object_new_string(desc_file) : NULL);
         json_object_object_add(d, "kernel", json_object_new_string(kernel));
         json_object_object_add(d, "kernel_from", json_object_new_string(kernel_why));
@@ -474,6 +519,48 @@ static json_object *manifest(struct snap *s, const struct machine_facts *mf, con
         json_object_object_add(d, "approximated_or_left_out", arr);
         json_object_object_add(m, "machine_description", d);
         return m;
+}
+
+/*
+ * A signal that ends the run while the archive is being written removes
+ * its temporary file first (then does what it would have done): Ctrl-C or
+ * a file size limit (SIGXFSZ) leave no half archive behind either.
+ */
+static const int cleanup_signals[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGXFSZ};
+static char cleanup_path[sizeof(((struct safe_file *)0)->tmp)];
+static volatile sig_atomic_t cleanup_armed;
+static struct sigaction cleanup_old[sizeof(cleanup_signals) / sizeof(cleanup_signals[0])];
+
+static void cleanup_on_signal(int sig)
+{
+        if (cleanup_armed)
+                unlink(cleanup_path);
+        signal(sig, SIG_DFL);
+        raise(sig);
+}
+
+static void cleanup_arm(const char *tmp)
+{
+        struct sigaction sa = {.sa_handler = cleanup_on_signal};
+
+        snprintf(cleanup_path, sizeof(cleanup_path), "%s", tmp);
+        cleanup_armed = 1;
+        sigemptyset(&sa.sa_mask);
+        for (size_t i = 0; i < sizeof(cleanup_signals) / sizeof(cleanup_signals[0]); i++) {
+                sigaction(cleanup_signals[i], NULL, &cleanup_old[i]);
+                if (cleanup_old[i].sa_handler != SIG_IGN) /* ignored stays ignored */
+                        sigaction(cleanup_signals[i], &sa, NULL);
+        }
+}
+
+static void cleanup_disarm(void)
+{
+        if (!cleanup_armed)
+                return;
+        for (size_t i = 0; i < sizeof(cleanup_signals) / sizeof(cleanup_signals[0]); i++)
+                if (cleanup_old[i].sa_handler != SIG_IGN)
+                        sigaction(cleanup_signals[i], &cleanup_old[i], NULL);
+        cleanup_armed = 0;
 }
 
 /* "pciescope-snapshot-20261126-014500.tar.gz" */
@@ -493,8 +580,8 @@ int cmd_snapshot(const struct cli_opts *opts, struct engine *e)
         struct md_facts facts;
         struct md_units units;
         struct md_notes *notes = calloc(1, sizeof(*notes));
-        char out_name[128] = "", partial[4200] = "", why[512] = "", source[160], kernel_why[160],
-             machine_name[64];
+        char out_name[128] = "", why[512] = "", source[160], kernel_why[160], machine_name[64];
+        struct safe_file file = {.fd = -1};
         const char *out = opts->snapshot_out, *sim = engine_simulated(e), *kernel;
         char *audit = NULL, *desc = NULL;
         json_object *m = NULL;
@@ -530,16 +617,23 @@ int cmd_snapshot(const struct cli_opts *opts, struct engine *e)
                           s.a ? archive_error_string(s.a) : "no memory");
                 goto out;
         }
-        /* Written next to @out and renamed at the end: a failed run leaves
-         * neither half an archive nor a lost earlier one of that name. */
-        snprintf(partial, sizeof(partial), "%s.partial-%ld", out, (long)getpid());
-        if (archive_write_open_filename(s.a, partial) != ARCHIVE_OK) {
+        /* Written next to @out under a fresh name (O_EXCL|O_NOFOLLOW) and
+         * renamed at the end: a failed run leaves neither half an archive
+         * nor a lost earlier one of that name, and a link planted at either
+         * name is never written through. */
+        ret = safe_file_open(&file, out, 0666);
+        if (ret) {
+                cli_error("snapshot: cannot write %s: %s", out, strerror(-ret));
+                goto out;
+        }
+        opened = true;
+        cleanup_arm(file.tmp);
+        if (archive_write_open_fd(s.a, file.fd) != ARCHIVE_OK) {
                 cli_error("snapshot: cannot write %s: %s", out,
                           archive_errno(s.a) > 0 ? strerror(archive_errno(s.a))
                                                  : archive_error_string(s.a));
                 goto out;
         }
-        opened = true;
         for (size_t i = 0; i < machine_facts_missing_count(mf); i++) {
                 const char *what, *w;
 
@@ -581,11 +675,15 @@ int cmd_snapshot(const struct cli_opts *opts, struct engine *e)
                  NULL);
         if (s.error || archive_write_close(s.a) != ARCHIVE_OK) {
                 if (!s.error)
-                        cli_error("snapshot: cannot finish %s: %s", out, archive_error_string(s.a));
+                        cli_error("snapshot: cannot finish %s: %s", out,
+                                  archive_errno(s.a) > 0 ? strerror(archive_errno(s.a))
+                                                         : archive_error_string(s.a));
                 goto out;
         }
-        if (rename(partial, out)) {
-                cli_error("snapshot: cannot write %s: %s", out, strerror(errno));
+        ret = safe_file_commit(&file);
+        cleanup_disarm();
+        if (ret) {
+                cli_error("snapshot: cannot write %s: %s", out, strerror(-ret));
                 goto out;
         }
         finished = true;
@@ -608,7 +706,8 @@ out:
         if (s.a)
                 archive_write_free(s.a);
         if (opened && !finished)
-                unlink(partial); /* never leave half an archive */
+                safe_file_abort(&file); /* never leave half an archive */
+        cleanup_disarm();
         json_object_put(m);
         json_object_put(s.collected);
         json_object_put(s.missing);

@@ -5,7 +5,6 @@
  */
 #include "machine_desc.h"
 
-#include <ctype.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -985,71 +984,4 @@ out:
         free(g.assigned);
         pcie_topo_free(g.topo);
         return ret;
-}
-
-/* ---- the kernel command line ---- */
-
-static bool secret_key(const char *key, size_t len)
-{
-        static const char *const words[] = {"pass", "token", "secret", "key"};
-        char low[128];
-
-        if (len >= sizeof(low))
-                len = sizeof(low) - 1;
-        for (size_t i = 0; i < len; i++)
-                low[i] = (char)tolower((unsigned char)key[i]);
-        low[len] = '\0';
-        for (size_t i = 0; i < sizeof(words) / sizeof(words[0]); i++)
-                if (strstr(low, words[i]))
-                        return true;
-        return false;
-}
-
-int machine_desc_redact_cmdline(const char *cmdline, char *out, size_t size)
-{
-        size_t len = 0;
-        int redacted = 0;
-        const char *p = cmdline;
-
-        while (*p) {
-                const char *start = p, *eq = NULL;
-                bool quoted = false;
-                size_t n;
-
-                if (*p == ' ' || *p == '\t' || *p == '\n') {
-                        if (len + 1 >= size)
-                                return -ENOSPC;
-                        out[len++] = *p == '\n' ? ' ' : *p;
-                        p++;
-                        continue;
-                }
-                /* One parameter: up to a blank outside double quotes. */
-                for (; *p && (quoted || (*p != ' ' && *p != '\t' && *p != '\n')); p++) {
-                        if (*p == '"')
-                                quoted = !quoted;
-                        else if (*p == '=' && !eq)
-                                eq = p;
-                }
-                if (eq && secret_key(start, (size_t)(eq - start))) {
-                        n = (size_t)(eq - start) + 1;
-                        if (len + n + sizeof("<redacted>") > size)
-                                return -ENOSPC;
-                        memcpy(out + len, start, n);
-                        memcpy(out + len + n, "<redacted>", sizeof("<redacted>") - 1);
-                        len += n + sizeof("<redacted>") - 1;
-                        redacted++;
-                        continue;
-                }
-                n = (size_t)(p - start);
-                if (len + n + 1 > size)
-                        return -ENOSPC;
-                memcpy(out + len, start, n);
-                len += n;
-        }
-        while (len && (out[len - 1] == ' ' || out[len - 1] == '\t'))
-                len--;
-        if (len >= size)
-                return -ENOSPC;
-        out[len] = '\0';
-        return redacted;
 }

@@ -134,14 +134,6 @@ struct md_notes {
 int machine_desc_build(const struct md_facts *f, const char *name, char **json,
                        struct md_notes *notes);
 
-/*
- * machine_desc_redact_cmdline - @cmdline with the value of every key that
- * looks secret (a key containing "pass", "token", "secret" or "key",
- * case-insensitively) replaced by "<redacted>", into @out. Returns the
- * number of values redacted, or -ENOSPC when @out is too small.
- */
-int machine_desc_redact_cmdline(const char *cmdline, char *out, size_t size);
-
 /* The simulated kernel ("5.17" ... "6.15") these facts point to, and in
  * @why how it was told. */
 const char *machine_desc_kernel(const struct md_facts *f, char *why, size_t whylen);

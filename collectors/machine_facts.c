@@ -14,6 +14,7 @@
 #include "hw_env.h"
 #include "pci_source.h"
 #include "perf_pmu.h"
+#include "redact.h"
 #include "uncore_discovery.h"
 
 #define MISSING_MAX 32
@@ -29,12 +30,13 @@ struct machine_facts {
         struct md_socket *sockets;
         struct md_stack_bus *stack_buses;
         struct uncore_inventory *inv;
-        char cmdline[4096];
+        char cmdline[8192]; /* room for markers longer than what they replace */
         char osrelease[128];
         char source[128];
         int redacted;
-        size_t header_only; /* functions with 64 config bytes (not root) */
-        size_t short_cfg;   /* functions with 65..4095 (conventional PCI: 256) */
+        size_t dsn_zeroed, vpd_zeroed; /* functions whose serial / VPD data was zeroed */
+        size_t header_only;            /* functions with 64 config bytes (not root) */
+        size_t short_cfg;              /* functions with 65..4095 (conventional PCI: 256) */
         size_t missing_count;
         char missing_what[MISSING_MAX][64];
         char missing_why[MISSING_MAX][200];
@@ -97,6 +99,14 @@ static int visit_function(void *ctx, const struct pci_addr *addr, const uint8_t 
         if (!copy)
                 return -ENOMEM;
         memcpy(copy, cfg, cfg_len);
+        /* Serial numbers never leave here: every user of these facts (the
+         * lspci-xxxx.txt copy, the description) sees them zeroed. */
+        {
+                unsigned int gone = redact_cfg(copy, cfg_len);
+
+                mf->dsn_zeroed += !!(gone & REDACT_CFG_DSN);
+                mf->vpd_zeroed += !!(gone & REDACT_CFG_VPD);
+        }
         f = &mf->fn[mf->fn_count++];
         *f = (struct md_function){.addr = *addr, .cfg = copy, .cfg_len = cfg_len, .numa_node = -1};
         mf->header_only += cfg_len <= 64;
@@ -412,7 +422,7 @@ static void read_proc(const struct hw_env *env, struct machine_facts *mf)
         if (n > 0) {
                 while (n > 0 && (raw[n - 1] == '\n' || raw[n - 1] == ' '))
                         raw[--n] = '\0';
-                r = machine_desc_redact_cmdline(raw, mf->cmdline, sizeof(mf->cmdline));
+                r = redact_cmdline(raw, mf->cmdline, sizeof(mf->cmdline));
                 if (r >= 0) {
                         mf->redacted = r;
                         mf->f.cmdline = mf->cmdline;
@@ -545,4 +555,10 @@ void machine_facts_missing(const struct machine_facts *mf, size_t i, const char 
 int machine_facts_redacted(const struct machine_facts *mf)
 {
         return mf->redacted;
+}
+
+void machine_facts_cfg_redacted(const struct machine_facts *mf, size_t *dsn, size_t *vpd)
+{
+        *dsn = mf->dsn_zeroed;
+        *vpd = mf->vpd_zeroed;
 }

@@ -5,8 +5,10 @@
  * into a simulator description: every function's configuration space, its
  * sysfs numa_node and aer_dev_* counts; the hisi_pcie, hisi_ptt and
  * uncore_iio PMUs; CPU sockets and the online CPUs; the kernel release and
- * command line (redacted); the Intel PMON discovery tables. Nothing is
- * written; nothing else is read.
+ * command line; the Intel PMON discovery tables. Nothing is written;
+ * nothing else is read. What redact.h removes is removed as it is read:
+ * the configuration space is kept with its Device Serial Number and VPD
+ * data zeroed, the command line with its addresses and secrets redacted.
  *
  * What is absent or unreadable is recorded (what, why) for the manifest.
  */
@@ -41,5 +43,9 @@ void machine_facts_missing(const struct machine_facts *mf, size_t i, const char 
 
 /* How many values of the command line were redacted. */
 int machine_facts_redacted(const struct machine_facts *mf);
+
+/* How many functions had their Device Serial Number (@dsn) and VPD data
+ * register (@vpd) zeroed. */
+void machine_facts_cfg_redacted(const struct machine_facts *mf, size_t *dsn, size_t *vpd);
 
 #endif /* PCIESCOPE_MACHINE_FACTS_H */

@@ -21,6 +21,18 @@
 # 6. Debian's collectd with Simulate "<snapshot>.json": the same series and
 #    link/MPS values as on the original (series that need traffic aside: the
 #    description's workloads are idle).
+# 7. Privacy: a dump with a planted Device Serial Number and VPD data and a
+#    command line planted with every form of secret and address (ip=,
+#    BOOTIF=, nfsroot= quoted, rootpw=, inst.rootpw=, ks= with user and
+#    password, --password VALUE, --password=VALUE, init's arguments after
+#    "--"): none of them is in any file of the archive or the description;
+#    lspci -F still sees the capabilities; the manifest lists what is kept
+#    and what is removed, with counts.
+# 8. Writing: symbolic links planted at the old fixed temporary name, at
+#    "<out>.tmp", at -o and --description themselves are not followed (their
+#    target is untouched, the names become the files); a run that fails
+#    while writing (a file size limit, as an error and as a signal) leaves
+#    no temporary file.
 . "$(dirname "$0")/lib.sh"
 
 LSPCI=${LSPCI:-$(command -v lspci)}
@@ -227,5 +239,113 @@ mkdir "$tmp/t"
 tar -xzf "$tmp/t.tar.gz" -C "$tmp/t" 2>/dev/null
 check "--trace: a PTT window of each of the 2 devices, with TLPs counted" \
 	eval '[ "$(ls "$tmp/t/ptt" 2>/dev/null | wc -l)" -eq 2 ] && [ "$(json "$tmp/t/ptt/hisi_ptt0_0.json" "sum(s[\"value\"] for s in d if s[\"metric\"] == \"pcie_ptt_tlps_total\") > 0")" = True ]'
+
+# ---- 7. privacy: serial numbers and command-line secrets ----------------------
+d="$tmp/priv"
+mkdir -p "$d/proc/sys/kernel" "$d/a"
+echo "6.1.0-planted" >"$d/proc/sys/kernel/osrelease"
+# The 82576 NIC's dump: its DSN (0x140) gets a planted serial; a VPD
+# capability with planted data is chained after the PCIe one (0xa0 -> 0xe0).
+"$PYTHON3" - "$top_srcdir/tests/fixtures/pcidump/pciutils-intel-82576-nic.lspci-vvxxxx.txt" "$d/dump.txt" <<'EOF2'
+import re, sys
+cfg = bytearray(4096)
+for line in open(sys.argv[1]):
+    m = re.match(r'^([0-9a-f]{2,3}): ((?:[0-9a-f]{2} ?){16})$', line.strip())
+    if m:
+        cfg[int(m.group(1), 16):int(m.group(1), 16) + 16] = bytes.fromhex(m.group(2))
+assert cfg[0x140] == 0x03 and cfg[0xa0] == 0x10 and cfg[0xa1] == 0
+cfg[0x144:0x14c] = bytes.fromhex("5ec7e751a1b2c3d4")
+cfg[0xa1] = 0xe0
+cfg[0xe0:0xe8] = bytes.fromhex("0300 0480 9a8b7c6d".replace(" ", ""))
+with open(sys.argv[2], "w") as f:
+    f.write("01:00.0 Ethernet controller: Intel Corporation 82576 Gigabit Network Connection (rev 01)\n")
+    for off in range(0, 4096, 16):
+        f.write("%02x: %s\n" % (off, " ".join("%02x" % b for b in cfg[off:off + 16])))
+EOF2
+cat >"$d/proc/cmdline" <<'EOF2'
+BOOT_IMAGE=/vmlinuz-6.1 ip=192.0.2.77::192.0.2.1:255.255.255.0:plantedhostq7:eth0:none ro BOOTIF=01-52-54-00-c0-ff-ee "nfsroot=198.51.100.9:/srv/planted nfs root" rootpw=PlantedRootPw1 inst.rootpw=PlantedInstPw2 ks=http://planteduser:PlantedKsPw3@deploy.plantedcorp.example/ks.cfg pci=pcie_bus_safe --password PlantedFlagPw4 --password=PlantedEqPw5 quiet -- PlantedInitArg6 single
+EOF2
+secrets=(5e-c7-e7-51 a1-b2-c3-d4 d4-c3-b2-a1 51-e7-c7-5e "5e c7 e7 51" "a1 b2 c3 d4" "9a 8b 7c 6d"
+	192.0.2.77 plantedhostq7 52-54-00-c0-ff-ee 198.51.100.9 /srv/planted PlantedRootPw1 PlantedInstPw2
+	planteduser PlantedKsPw3 plantedcorp PlantedFlagPw4 PlantedEqPw5 PlantedInitArg6)
+if [ -x "$LSPCI" ]; then
+	dsn=$("$LSPCI" -F "$d/dump.txt" -vv 2>/dev/null | sed -n 's/.*Device Serial Number //p')
+	check "privacy: lspci -F reads the planted serial in the dump ($dsn)" eval '[ -n "$dsn" ] && [ "$dsn" != 00-00-00-00-00-00-00-00 ]'
+	secrets+=("$dsn")
+fi
+"$PCIESCOPE" snapshot --pci-dump "$d/dump.txt" --proc-root "$d/proc" -o "$d/snap.tar.gz" --description "$d/desc.json" 2>"$d/err"
+rc=$?
+# No description: a lone NIC is nothing the simulator holds (rc 3 for
+# --description alone); the archive is what matters here.
+check "privacy: snapshot of the planted dump and command line runs ($(tail -n 1 "$d/err" | head -c 160))" \
+	eval 'tar -xzf "$d/snap.tar.gz" -C "$d/a" && [ -s "$d/a/lspci-xxxx.txt" ] && [ -s "$d/a/proc/cmdline" ]'
+found=""
+for x in "${secrets[@]}"; do
+	if grep -rqiF -e "$x" "$d/a" "$d/err" $( [ -f "$d/desc.json" ] && echo "$d/desc.json"); then found+=" $x"; fi
+done
+check "privacy: none of ${#secrets[@]} planted secrets is in any of $(find "$d/a" -type f | wc -l) files${found:+ (found:$found)}" [ -z "$found" ]
+check "privacy: the command line keeps the rest, each secret replaced by <redacted>" \
+	eval '[ "$(cat "$d/a/proc/cmdline")" = "BOOT_IMAGE=/vmlinuz-6.1 ip=<redacted> ro BOOTIF=<redacted> nfsroot=<redacted> rootpw=<redacted> inst.rootpw=<redacted> ks=<redacted> pci=pcie_bus_safe --password <redacted> --password=<redacted> quiet -- <redacted>" ]'
+if [ -x "$LSPCI" ]; then
+	"$LSPCI" -F "$d/a/lspci-xxxx.txt" -vv >"$d/lspci.txt" 2>/dev/null
+	check "privacy: lspci -F on the archive still sees the DSN (zeroed) and the VPD capability" \
+		eval 'grep -q "Device Serial Number 00-00-00-00-00-00-00-00" "$d/lspci.txt" && grep -q "Capabilities: \[e0\] Vital Product Data" "$d/lspci.txt"'
+fi
+check "privacy: the archive's dump differs from the planted one in the 12 serial and VPD data bytes only" \
+	eval '[ "$("$PYTHON3" - "$d/dump.txt" "$d/a/lspci-xxxx.txt" <<EOF2
+import re, sys
+def load(p):
+    c = {}
+    for line in open(p):
+        m = re.match(r"^([0-9a-f]{2,3}): ((?:[0-9a-f]{2} ?){16})$", line.strip())
+        if m:
+            for i, b in enumerate(bytes.fromhex(m.group(2))):
+                c[int(m.group(1), 16) + i] = b
+    return c
+a, b = load(sys.argv[1]), load(sys.argv[2])
+diff = sorted(k for k in a if a[k] != b.get(k))
+print(len(a), len(b), ",".join("%x" % k for k in diff), all(b[k] == 0 for k in diff))
+EOF2
+)" = "4096 4096 e4,e5,e6,e7,144,145,146,147,148,149,14a,14b True" ]'
+check "privacy: the manifest counts 1 serial, 1 VPD data register and 9 command-line values removed" \
+	[ "$(json "$d/a/MANIFEST.json" 'd["device_serial_numbers_zeroed"], d["vpd_data_registers_zeroed"], d["cmdline_values_redacted"]')" = "1 1 9" ]
+check "privacy: the manifest lists what is kept and what is removed" \
+	eval '[ "$(json "$d/a/MANIFEST.json" "len(d[\"kept\"]) >= 5 and any(\"Device Serial Number\" in r for r in d[\"removed\"][\"configuration_space\"]) and all(any(w in r for r in d[\"removed\"][\"kernel_command_line\"]) for w in (\"ip=\", \"BOOTIF=\", \"nfsroot=\", \"rootpw=\", \"inst.rootpw=\", \"ks=\", \"--password\", \"after a standalone --\"))")" = True ]'
+
+# ---- 8. writing: planted links, failures ----------------------------------------
+d="$tmp/w"
+mkdir -p "$d"
+echo precious >"$d/victim"
+# The old fixed names: "<out>.partial-<pid>" (the helper is exec'd: this
+# shell's pid, and the next ones in case of a fork), "<out>.tmp", and the
+# names -o and --description give.
+bash -c 'for i in $(seq $$ $(($$ + 40))); do ln -s "$1/victim" "$1/out.tar.gz.partial-$i"; done
+	ln -s "$1/victim" "$1/out.tar.gz.tmp"; ln -s "$1/victim" "$1/out.tar.gz"; ln -s "$1/victim" "$1/desc.json"
+	exec "$2" snapshot --simulate kunpeng930-misconfig -o "$1/out.tar.gz" --description "$1/desc.json"' _ "$d" "$PCIESCOPE" 2>"$d/err"
+rc=$?
+check "planted links: the snapshot runs (rc $rc: $(tail -n 1 "$d/err" | head -c 160))" [ "$rc" -eq 0 ]
+check "planted links: the link's target is untouched" eval '[ "$(cat "$d/victim")" = precious ]'
+check "planted links: -o and --description became files (not links) holding the archive and the description" \
+	eval '[ -f "$d/out.tar.gz" ] && [ ! -L "$d/out.tar.gz" ] && tar -tzf "$d/out.tar.gz" | grep -qx MANIFEST.json && [ ! -L "$d/desc.json" ] && cmp -s "$d/desc.json" <(tar -xzOf "$d/out.tar.gz" machine.json)'
+left=$(find "$d" -type l ! -lname "$d/victim" | wc -l)
+check "planted links: the 42 links at the temporary names are still there, as they were" \
+	eval '[ "$(find "$d" -type l -lname "$d/victim" | wc -l)" -eq 42 ] && [ "$left" -eq 0 ]'
+check "planted links: no temporary file is left" eval '[ -z "$(find "$d" -type f ! -name victim ! -name out.tar.gz ! -name desc.json ! -name err)" ]'
+check "the archive's mode follows the umask like any new file's (umask 027: 0640)" \
+	eval '(umask 027 && "$PCIESCOPE" snapshot --simulate kunpeng930-misconfig -o "$d/mode.tar.gz" 2>/dev/null) && [ "$(stat -c %a "$d/mode.tar.gz")" = 640 ]'
+mkdir -p "$d/f1" "$d/f2"
+# An archive larger than 1 KiB (6 KB): with SIGXFSZ ignored a write fails
+# (EFBIG)...
+# (a dump: the simulator would write its sysfs tree under the limit too)
+big="$tmp/kunpeng930-misconfig/a/lspci-xxxx.txt"
+(trap '' XFSZ; ulimit -f 1; exec "$PCIESCOPE" snapshot --pci-dump "$big" -o "$d/f1/x.tar.gz") 2>"$d/f1.err"
+rc=$?
+check "a write that fails (file size limit): exit 3, the path named, nothing left ($(tail -n 1 "$d/f1.err" | head -c 160))" \
+	eval '[ $rc -eq 3 ] && grep -q "f1/x.tar.gz" "$d/f1.err" && [ -z "$(ls -A "$d/f1")" ]'
+# ... and by default the signal ends the run: the temporary file goes first.
+(ulimit -f 1; exec "$PCIESCOPE" snapshot --pci-dump "$big" -o "$d/f2/x.tar.gz") 2>"$d/f2.err"
+rc=$?
+check "a run killed by SIGXFSZ while writing (rc $rc) leaves no temporary file ($(ls -A "$d/f2" | head -c 100))" \
+	eval '[ $rc -eq $((128 + $(kill -l XFSZ))) ] && [ -z "$(ls -A "$d/f2")" ]'
 
 done_testing

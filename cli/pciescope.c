@@ -182,7 +182,8 @@ static void usage(FILE *out)
                      "                      default 1G); with --run, what the command moves\n"
                      "  --run COMMAND       calibrate: the load is this command (sh -c), for a\n"
                      "                      device without a block device; needs --bytes\n"
-                     "  --repeat N          calibrate: repeats of each measurement (default 5)\n"
+                     "  --repeat N          calibrate: repeats of each measurement, 3..32\n"
+                     "                      (default 5)\n"
                      "  -o, --output FILE   snapshot: the archive (default\n"
                      "                      pciescope-snapshot-<date>.tar.gz); calibrate: the\n"
                      "                      calibration file (default pciescope-calibration.json)\n"
@@ -702,9 +703,11 @@ int main(int argc, char **argv)
 
                         errno = 0;
                         n = strtoul(optarg, &end, 10);
-                        if (errno || *end || n < 1 || n > CALIB_MAX_REPEATS) {
-                                cli_error("--repeat %s: a number from 1 to %d", optarg,
-                                          CALIB_MAX_REPEATS);
+                        if (errno || *end || n < CALIB_MIN_REPEATS || n > CALIB_MAX_REPEATS) {
+                                cli_error("--repeat %s: a number from %d to %d (a value needs at "
+                                          "least %d repeats that agree)",
+                                          optarg, CALIB_MIN_REPEATS, CALIB_MAX_REPEATS,
+                                          CALIB_MIN_REPEATS);
                                 bad = 1;
                         }
                         opts.calib_repeats = (unsigned int)n;

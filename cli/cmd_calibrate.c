@@ -136,9 +136,16 @@ int cli_calibrate_run(const struct cli_opts *opts, struct engine *e, struct cali
                           "device");
                 return -1;
         }
+        if (opts->calib_run_timeout && !opts->calib_command) {
+                cli_error("calibrate: --run-timeout is the time limit of a --run command: give "
+                          "--run too");
+                return -1;
+        }
         calibrate_opts_default(&co);
         co.device = opts->calib_device;
         co.command = opts->calib_command;
+        if (opts->calib_run_timeout)
+                co.command_timeout_s = opts->calib_run_timeout;
         if (opts->calib_bytes)
                 co.bytes = opts->calib_bytes;
         if (opts->calib_repeats)

@@ -80,6 +80,10 @@ void calib_value_drops_text(const struct calib_value *v, char *buf, size_t size)
                 snprintf(buf + used, size - used, "%s %zu %s", i ? "," : "", v->drops[i].count,
                          v->drops[i].why);
         }
+        if (asked > v->repeats + v->dropped) { /* a failure ended the phase */
+                used = strlen(buf);
+                snprintf(buf + used, size - used, "; %zu not run", asked - v->repeats - v->dropped);
+        }
 }
 
 void calib_value_finish(struct calib_value *v, double tolerance, size_t asked)

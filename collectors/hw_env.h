@@ -93,7 +93,15 @@ struct hw_load_request {
         uint64_t bytes;      /* to read; with a command, what the user says it moves */
         uint32_t io_size;    /* bytes per read (a multiple of 4096) */
         const char *command; /* NULL: read the block device */
+        /* A command runs in a process group of its own, stopped whole when
+         * it ends (what it left running), when it runs past @timeout_s
+         * (poll: -ETIMEDOUT) and on release: SIGTERM, then SIGKILL after
+         * HW_LOAD_KILL_GRACE_S, always reaped. 0: no time limit. */
+        double timeout_s;
 };
+
+/* Seconds between a command group's SIGTERM and its SIGKILL. */
+#define HW_LOAD_KILL_GRACE_S 2.0
 
 struct hw_load_result {
         uint64_t bytes; /* moved: what the reads returned, or the user's figure */

@@ -50,6 +50,7 @@ void calibrate_opts_default(struct calibrate_opts *o)
         o->idle_seconds = 1;
         o->trace_seconds = 0.2;
         o->tolerance = CALIB_TOLERANCE;
+        o->command_timeout_s = CALIB_RUN_TIMEOUT_S;
 }
 
 /* What one calibration run holds while it runs. */
@@ -124,9 +125,15 @@ static void wait_until(struct run *r, double deadline)
 
 static int load_start(struct run *r, uint32_t io_size, uint64_t bytes)
 {
-        struct hw_load_request req = {.bytes = bytes, .io_size = io_size, .command = r->o->command};
+        struct hw_load_request req = {.bytes = bytes,
+                                      .io_size = io_size,
+                                      .command = r->o->command,
+                                      .timeout_s = r->o->command_timeout_s};
         int ret;
 
+        /* A command that ran past its time limit is not run again. */
+        if (r->load_error == -ETIMEDOUT)
+                return r->load_error;
         SET_TEXT(req.bdf, r->out->device);
         ret = r->env->load->start(r->env->load->ctx, &req, &r->load, r->load_why,
                                   sizeof(r->load_why));
@@ -344,6 +351,8 @@ static void phase_flux(struct run *r)
                 bytes = load_run(r, r->o->io_size, r->o->bytes);
                 if (!bytes) {
                         drop_both(c, "the load failed");
+                        if (r->load_error == -ETIMEDOUT)
+                                break;
                         continue;
                 }
                 if (take(g, &base, &load)) {

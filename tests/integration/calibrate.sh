@@ -227,6 +227,39 @@ check "... readable by others (0644, like a configuration file)" \
 check "... and no temporary file is left behind" \
 	[ "$(ls -A "$tmp/out" | sort | tr '\n' ' ')" = "cal.json cal.json.tmp " ]
 
+# ---- 4c. --run: the command's process group and its time limit -------------
+# The simulated machine runs the command for real; the device carries the
+# bytes --bytes states.
+"$P" calibrate --simulate "$ODD" --device 0000:01:00.0 --repeat 3 --run true --bytes 256M \
+	--output "$tmp/run.json" >"$tmp/run.txt" 2>"$tmp/run.err"
+rc=$?
+check "--run true --bytes 256M: exit 0, the flux unit 16 B (rc $rc; $(head -c 200 "$tmp/run.err"))" \
+	eval '[ "$rc" -eq 0 ] && within "$(field "$tmp/run.json" "d[\"flux_unit_bytes\"][\"value\"]")" 16 2'
+# alive MARKER: processes (zombies and this awk left out) whose command
+# line holds MARKER
+alive() { ps -eo stat=,args= | awk -v m="$1" '$1 !~ /^Z/ && index($0, m) && !index($0, "awk") { n++ } END { print n + 0 }'; }
+mark=$$$RANDOM # digits: sleep 1000.$mark is a number
+for how in "a command that ignores SIGTERM|trap '' TERM; sleep 1000.$mark; :" \
+	"a child that forks a grandchild ignoring SIGTERM|sh -c \"trap '' TERM; sleep 1001.$mark & wait\"; :"; do
+	what=${how%%|*}
+	cmd=${how#*|}
+	t0=$(date +%s.%N)
+	"$P" calibrate --simulate "$ODD" --device 0000:01:00.0 --repeat 3 --run "$cmd" --bytes 256M \
+		--run-timeout 1 --output "$tmp/hang.json" >"$tmp/hang.txt" 2>"$tmp/hang.err"
+	rc=$?
+	took=$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }')
+	check "--run-timeout 1, $what: exit 1 after $took s (the 1 s limit, 2 s grace, at most 3 s more; rc $rc)" \
+		eval '[ "$rc" -eq 1 ] && awk -v t="$took" "BEGIN { exit !(t >= 1 && t < 6) }"'
+	check "... it says the command ran past its time limit" \
+		grep -q "the load failed: the command ran past its time limit of 1 s (--run-timeout): its process group was stopped" "$tmp/hang.txt"
+	check "... and no process of it is left ($(ps -eo pid,stat,args | grep "100[01]\.$mark" | grep -v grep | head -c 200))" \
+		[ "$(alive "1000.$mark")$(alive "1001.$mark")" = 00 ]
+done
+refused "--run-timeout 0" "--run-timeout 0: seconds from 0.1 to 86400" \
+	"$P" calibrate --simulate "$ODD" --device 0000:01:00.0 --run true --bytes 1G --run-timeout 0 --output "$tmp/x.json"
+refused "--run-timeout without --run" "--run-timeout is the time limit of a --run command" \
+	"$P" calibrate --simulate "$ODD" --device 0000:01:00.0 --run-timeout 5 --output "$tmp/x.json"
+
 # ---- 5. refusals ------------------------------------------------------------
 refused() { # description, expected text, command...
 	local what=$1 text=$2

@@ -17,6 +17,8 @@
 #include <string.h>
 
 #include <cmocka.h>
+#include <dirent.h>
+#include <time.h>
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
@@ -548,21 +550,155 @@ static void test_sim_refusals(void **state)
                         fail_msg("case %zu: \"%s\" does not say \"%s\"", i, why, cases[i].why);
                 close_sim(&s);
         }
-        /* A command cannot load a simulated device: every unit that needs
-         * the load says so. */
+        /* A command that fails: every unit that needs the load says so. */
         open_sim(&s, SIM_MACHINE_DIR, "kunpeng930-2p");
         calibrate_opts_default(&o);
         o.device = "0000:02:00.0";
-        o.command = "true";
+        o.command = "exit 3";
         o.repeats = 3;
         o.sleep_until = fake_sleep;
         assert_int_equal(engine_calibrate(s.e, &o, &c, why, sizeof(why)), 0);
         assert_int_equal(c.flux_unit_bytes.verdict, CALIB_NOT_MEASURABLE);
-        assert_non_null(strstr(c.flux_unit_bytes.why, "cannot measure a command"));
+        assert_non_null(strstr(c.flux_unit_bytes.why, "the command exited with status 3"));
         close_sim(&s);
 }
 
 /* ---- the live load op: a command (the disk reads: test_hw_load.c) ---- */
+
+/* Processes whose command line starts with @marker, zombies left out
+ * (*@zombies: how many of those). */
+static int count_marked(const char *marker, int *zombies)
+{
+        DIR *d = opendir("/proc");
+        struct dirent *de;
+        int n = 0;
+
+        assert_non_null(d);
+        *zombies = 0;
+        while ((de = readdir(d))) {
+                char path[300], buf[4096], state = 0;
+                size_t len;
+                FILE *f;
+
+                if (de->d_name[0] < '1' || de->d_name[0] > '9')
+                        continue;
+                snprintf(path, sizeof(path), "/proc/%s/cmdline", de->d_name);
+                f = fopen(path, "r");
+                if (!f)
+                        continue;
+                len = fread(buf, 1, sizeof(buf) - 1, f);
+                fclose(f);
+                for (size_t i = 0; i < len; i++)
+                        if (!buf[i])
+                                buf[i] = ' ';
+                buf[len] = '\0';
+                snprintf(path, sizeof(path), "/proc/%s/stat", de->d_name);
+                f = fopen(path, "r");
+                if (f) {
+                        if (fscanf(f, "%*d (%*[^)]) %c", &state) != 1)
+                                state = 0;
+                        fclose(f);
+                }
+                if (strncmp(buf, marker, strlen(marker)))
+                        continue;
+                if (state == 'Z')
+                        (*zombies)++;
+                else
+                        n++;
+        }
+        closedir(d);
+        return n;
+}
+
+static double mono(void)
+{
+        struct timespec ts;
+
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* Runs @command with @timeout_s to its end; its poll result, how long it
+ * took and *@why. */
+static int run_command(const char *command, double timeout_s, double *took, char *why,
+                       size_t whylen)
+{
+        struct hw_load_request req = {
+            .bytes = 1u << 20, .command = command, .timeout_s = timeout_s};
+        struct hw_load_result res = {0};
+        struct hw_load *l;
+        double t0 = mono();
+        int ret;
+
+        snprintf(req.bdf, sizeof(req.bdf), "0000:00:00.0");
+        assert_int_equal(load_ops_system.start(NULL, &req, &l, why, whylen), 0);
+        while (!(ret = load_ops_system.poll(NULL, l, &res, why, whylen)))
+                usleep(1000);
+        load_ops_system.release(NULL, l);
+        *took = mono() - t0;
+        return ret;
+}
+
+/* A command that ignores SIGTERM, or leaves a grandchild that does, is
+ * stopped whole: on its time limit and at its end, within the limit and
+ * the grace period, with nothing left running. */
+static void test_live_command_group(void **state)
+{
+        char why[512] = "", cmd[256];
+        double took;
+        int zombies, ret;
+
+        (void)state;
+        /* Ignores SIGTERM, runs past its 0.5 s. */
+        ret = run_command("trap '' TERM; sleep 1000.4241; :", 0.5, &took, why, sizeof(why));
+        assert_int_equal(ret, -ETIMEDOUT);
+        assert_non_null(strstr(why, "ran past its time limit of 0.5 s (--run-timeout)"));
+        if (!(took >= 0.5 && took < 0.5 + HW_LOAD_KILL_GRACE_S + 1.5))
+                fail_msg("stopped after %.2f s", took);
+        assert_int_equal(count_marked("sleep 1000.4241", &zombies), 0);
+
+        /* A child that forks a grandchild ignoring SIGTERM, and waits. */
+        ret = run_command("sh -c \"trap '' TERM; sleep 1000.4242 & wait\" & wait", 0.5, &took, why,
+                          sizeof(why));
+        assert_int_equal(ret, -ETIMEDOUT);
+        if (!(took < 0.5 + HW_LOAD_KILL_GRACE_S + 1.5))
+                fail_msg("stopped after %.2f s", took);
+        assert_int_equal(count_marked("sleep 1000.4242", &zombies), 0);
+
+        /* Ends at once, leaving a grandchild that ignores SIGTERM behind:
+         * a success, and the grandchild is stopped too. */
+        snprintf(cmd, sizeof(cmd), "(trap '' TERM; exec sleep 1000.4243) & exit 0");
+        ret = run_command(cmd, 0, &took, why, sizeof(why));
+        assert_int_equal(ret, 1);
+        if (!(took < HW_LOAD_KILL_GRACE_S + 1.5))
+                fail_msg("stopped after %.2f s", took);
+        assert_int_equal(count_marked("sleep 1000.4243", &zombies), 0);
+
+        /* A command that ends by itself, in time, is not held up. */
+        ret = run_command("sleep 0.1", 5, &took, why, sizeof(why));
+        assert_int_equal(ret, 1);
+        if (!(took < 1))
+                fail_msg("took %.2f s", took);
+
+        /* Released while running: the whole group is stopped. */
+        {
+                struct hw_load_request req = {.bytes = 1u << 20,
+                                              .command = "sleep 1000.4244 & trap '' TERM; wait"};
+                struct hw_load_result res = {0};
+                struct hw_load *l;
+
+                snprintf(req.bdf, sizeof(req.bdf), "0000:00:00.0");
+                assert_int_equal(load_ops_system.start(NULL, &req, &l, why, sizeof(why)), 0);
+                usleep(100000);
+                ret = load_ops_system.poll(NULL, l, &res, why, sizeof(why));
+                int running = count_marked("sleep 1000.4244", &zombies);
+
+                load_ops_system.release(NULL, l); /* before any assertion can leave */
+                assert_int_equal(ret, 0);
+                assert_int_equal(running, 1);
+                assert_int_equal(count_marked("sleep 1000.4244", &zombies), 0);
+        }
+}
 
 static void test_live_command(void **state)
 {
@@ -613,7 +749,7 @@ int main(void)
             cmocka_unit_test(test_file_parse),      cmocka_unit_test(test_option),
             cmocka_unit_test(test_sim_odd_units),   cmocka_unit_test(test_sim_defaults),
             cmocka_unit_test(test_sim_shared_port), cmocka_unit_test(test_sim_refusals),
-            cmocka_unit_test(test_live_command),
+            cmocka_unit_test(test_live_command),    cmocka_unit_test(test_live_command_group),
         };
 
         return cmocka_run_group_tests(tests, NULL, NULL);

@@ -9,6 +9,7 @@
 
 #include <json-c/json.h>
 #include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -16,6 +17,16 @@
 #include "calibrate.h"
 #include "calibration_file.h"
 #include "cli.h"
+#include "hw_env.h"
+
+/* SIGINT, SIGTERM or SIGHUP while a --run command runs: its process group
+ * (not ours, so a terminal's Ctrl-C misses it) is killed, then the signal
+ * ends us as it would have (SA_RESETHAND). */
+static void on_fatal_signal(int sig)
+{
+        hw_load_kill_commands();
+        raise(sig);
+}
 
 static void show_progress(void *ctx, const char *step)
 {
@@ -153,7 +164,16 @@ int cli_calibrate_run(const struct cli_opts *opts, struct engine *e, struct cali
         co.sleep_until = sleep_until;
         if (isatty(STDERR_FILENO))
                 co.progress = show_progress;
-        if (engine_calibrate(e, &co, c, why, sizeof(why))) {
+        struct sigaction sa = {.sa_handler = on_fatal_signal, .sa_flags = SA_RESETHAND}, old[3];
+        static const int sigs[3] = {SIGINT, SIGTERM, SIGHUP};
+        int ret;
+
+        for (int i = 0; i < 3 && co.command; i++)
+                sigaction(sigs[i], &sa, &old[i]);
+        ret = engine_calibrate(e, &co, c, why, sizeof(why));
+        for (int i = 0; i < 3 && co.command; i++)
+                sigaction(sigs[i], &old[i], NULL);
+        if (ret) {
                 cli_error("calibrate: %s", why);
                 return -1;
         }

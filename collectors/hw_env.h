@@ -128,6 +128,11 @@ struct load_ops {
 /* Block-device reads and commands on this machine (collectors/hw_load.c). */
 extern const struct load_ops load_ops_system;
 
+/* SIGKILL to the process group of every command load still running. For a
+ * host's handler of a signal that ends it (async-signal-safe): a command's
+ * group is not the host's, so a terminal's Ctrl-C does not reach it. */
+void hw_load_kill_commands(void);
+
 struct hw_env {
         const char *sysfs_root; /* "/sys", a fixture dir, or NULL: no sysfs */
         const char *proc_root;  /* "/proc", a fixture dir, or NULL: no procfs */

@@ -59,6 +59,34 @@ struct hw_load {
         char what[96];
 };
 
+/* The process groups of the commands running, for hw_load_kill_commands()
+ * (0: a free slot). One command runs at a time; a few spare slots. */
+#define MAX_GROUPS 4
+static volatile sig_atomic_t running_groups[MAX_GROUPS];
+
+static void groups_add(pid_t pgid)
+{
+        for (int i = 0; i < MAX_GROUPS; i++)
+                if (!running_groups[i]) {
+                        running_groups[i] = pgid;
+                        return;
+                }
+}
+
+static void groups_remove(pid_t pgid)
+{
+        for (int i = 0; i < MAX_GROUPS; i++)
+                if (running_groups[i] == pgid)
+                        running_groups[i] = 0;
+}
+
+void hw_load_kill_commands(void)
+{
+        for (int i = 0; i < MAX_GROUPS; i++)
+                if (running_groups[i] > 0)
+                        kill(-(pid_t)running_groups[i], SIGKILL);
+}
+
 static double mono_now(void)
 {
         struct timespec ts;
@@ -229,6 +257,7 @@ static int start_command(const struct hw_load_request *req, struct hw_load *l, c
                 _exit(127);
         }
         setpgid(l->pid, l->pid);
+        groups_add(l->pid);
         l->is_command = true;
         return 0;
 }
@@ -294,11 +323,12 @@ static void stop_group(struct hw_load *l)
                 kill(-l->pid, SIGTERM);
                 kill(-l->pid, SIGCONT);
         }
-        if (wait_group(l, mono_now() + HW_LOAD_KILL_GRACE_S))
-                return;
-        kill(-l->pid, SIGKILL);
-        reap(l, true);
-        wait_group(l, mono_now() + 1);
+        if (!wait_group(l, mono_now() + HW_LOAD_KILL_GRACE_S)) {
+                kill(-l->pid, SIGKILL);
+                reap(l, true);
+                wait_group(l, mono_now() + 1);
+        }
+        groups_remove(l->pid);
 }
 
 static int load_start(void *ctx, const struct hw_load_request *req, struct hw_load **out, char *why,

@@ -235,9 +235,9 @@ check "... and no temporary file is left behind" \
 rc=$?
 check "--run true --bytes 256M: exit 0, the flux unit 16 B (rc $rc; $(head -c 200 "$tmp/run.err"))" \
 	eval '[ "$rc" -eq 0 ] && within "$(field "$tmp/run.json" "d[\"flux_unit_bytes\"][\"value\"]")" 16 2'
-# alive MARKER: processes (zombies and this awk left out) whose command
-# line holds MARKER
-alive() { ps -eo stat=,args= | awk -v m="$1" '$1 !~ /^Z/ && index($0, m) && !index($0, "awk") { n++ } END { print n + 0 }'; }
+# alive MARKER: processes whose command line holds MARKER (zombies, this
+# awk and pciescope itself, which has it in its --run, left out)
+alive() { ps -eo stat=,args= | awk -v m="$1" '$1 !~ /^Z/ && index($0, m) && !index($0, "awk") && !index($0, "pciescope") { n++ } END { print n + 0 }'; }
 mark=$$$RANDOM # digits: sleep 1000.$mark is a number
 for how in "a command that ignores SIGTERM|trap '' TERM; sleep 1000.$mark; :" \
 	"a child that forks a grandchild ignoring SIGTERM|sh -c \"trap '' TERM; sleep 1001.$mark & wait\"; :"; do
@@ -255,6 +255,19 @@ for how in "a command that ignores SIGTERM|trap '' TERM; sleep 1000.$mark; :" \
 	check "... and no process of it is left ($(ps -eo pid,stat,args | grep "100[01]\.$mark" | grep -v grep | head -c 200))" \
 		[ "$(alive "1000.$mark")$(alive "1001.$mark")" = 00 ]
 done
+# calibrate itself stopped (SIGTERM, as a service manager or kill would):
+# the command is not in its process group, and is killed with it.
+"$P" calibrate --simulate "$ODD" --device 0000:01:00.0 --repeat 3 --run "sleep 1002.$mark" --bytes 256M \
+	--output "$tmp/term.json" >/dev/null 2>&1 &
+cpid=$!
+sleep 1
+before=$(alive "1002.$mark")
+kill -TERM "$cpid"
+wait "$cpid"
+rc=$?
+sleep 0.2
+check "calibrate stopped by SIGTERM during --run: ends by it (rc $rc), the command (running before: $before) killed too" \
+	eval '[ "$rc" -eq 143 ] && [ "$before" -ge 1 ] && [ "$(alive "1002.$mark")" -eq 0 ]'
 refused "--run-timeout 0" "--run-timeout 0: seconds from 0.1 to 86400" \
 	"$P" calibrate --simulate "$ODD" --device 0000:01:00.0 --run true --bytes 1G --run-timeout 0 --output "$tmp/x.json"
 refused "--run-timeout without --run" "--run-timeout is the time limit of a --run command" \

@@ -432,8 +432,7 @@ static int sim_load_start(void *ctx, const struct hw_load_request *req, struct h
         }
         now = sim_pmu_now(s->pmu);
         l->t_end = now + l->seconds;
-        ret = sim_pmu_add_load(s->pmu, dev, (double)req->bytes, req->io_size ? req->io_size : 4096,
-                               now, l->t_end);
+        ret = sim_pmu_add_load(s->pmu, dev, (double)req->bytes, req->io_size, now, l->t_end);
         if (ret) {
                 snprintf(why, whylen, "the simulated device cannot take another load now");
                 if (l->command)

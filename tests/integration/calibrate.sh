@@ -256,16 +256,21 @@ for how in "a command that ignores SIGTERM|trap '' TERM; sleep 1000.$mark; :" \
 		[ "$(alive "1000.$mark")$(alive "1001.$mark")" = 00 ]
 done
 # calibrate itself stopped (SIGTERM, as a service manager or kill would):
-# the command is not in its process group, and is killed with it.
-"$P" calibrate --simulate "$ODD" --device 0000:01:00.0 --repeat 3 --run "sleep 1002.$mark" --bytes 256M \
+# the command is not in its process group, and is killed with it. The
+# program itself gets the signal (PCIESCOPE_BINARY: where $P is a wrapper
+# script, sanitize.sh's).
+"${PCIESCOPE_BINARY:-$P}" calibrate --simulate "$ODD" --device 0000:01:00.0 --repeat 3 --run "sleep 1002.$mark" --bytes 256M \
 	--output "$tmp/term.json" >/dev/null 2>&1 &
 cpid=$!
-sleep 1
-before=$(alive "1002.$mark")
+for _ in $(seq 50); do # until the command runs (a sanitized build starts slowly)
+	before=$(alive "1002.$mark")
+	[ "$before" -ge 1 ] && break
+	sleep 0.2
+done
 kill -TERM "$cpid"
 wait "$cpid"
 rc=$?
-sleep 0.2
+sleep 0.5
 check "calibrate stopped by SIGTERM during --run: ends by it (rc $rc), the command (running before: $before) killed too" \
 	eval '[ "$rc" -eq 143 ] && [ "$before" -ge 1 ] && [ "$(alive "1002.$mark")" -eq 0 ]'
 refused "--run-timeout 0" "--run-timeout 0: seconds from 0.1 to 86400" \

@@ -45,6 +45,7 @@ struct cli_opts {
         const char *calib_command;  /* --run COMMAND */
         uint64_t calib_bytes;       /* --bytes N, 0: the default */
         unsigned int calib_repeats; /* --repeat N, 0: the default */
+        double calib_run_timeout;   /* --run-timeout S, 0: the default */
         /* snapshot (issue 18) */
         const char *snapshot_out;         /* -o, --output FILE.tar.gz */
         const char *snapshot_description; /* --description FILE: machine.json here too */

@@ -9,6 +9,7 @@
 
 #include <json-c/json.h>
 #include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -16,6 +17,16 @@
 #include "calibrate.h"
 #include "calibration_file.h"
 #include "cli.h"
+#include "hw_env.h"
+
+/* SIGINT, SIGTERM or SIGHUP while a --run command runs: its process group
+ * (not ours, so a terminal's Ctrl-C misses it) is killed, then the signal
+ * ends us as it would have (SA_RESETHAND). */
+static void on_fatal_signal(int sig)
+{
+        hw_load_kill_commands();
+        raise(sig);
+}
 
 static void show_progress(void *ctx, const char *step)
 {
@@ -29,21 +40,42 @@ static void sleep_until(void *ctx, double deadline)
         cli_sleep_until(deadline);
 }
 
-/* One row: the unit, its value, spread, repeats, verdict, and the option
- * it sets (or why it could not be measured on the next line). */
+/* The table's columns: wide enough for what calib_format() and the
+ * verdicts print, whatever the numbers. */
+#define W_UNIT    24
+#define W_VALUE   14 /* a number of at most 11 characters and " Hz" */
+#define W_SPREAD  10 /* at most 8 characters and " %" */
+#define W_REPEATS 7  /* "32/32" */
+#define W_VERDICT 15 /* "not measurable" */
+
+/* One row: the unit, its value, spread, usable/asked repeats, verdict,
+ * and the option it sets (or why it could not be measured, and which
+ * repeats were dropped, on the next lines). */
 static void print_value(const char *unit, const struct calib_value *v, const char *suffix,
                         const char *option)
 {
-        char value[48] = "-", spread[16] = "-";
+        char num[32], value[48] = "-", spread[32] = "-", repeats[24], drops[200];
 
         if (isfinite(v->value))
-                snprintf(value, sizeof(value), "%.6g%s", v->value, suffix);
-        if (v->repeats)
-                snprintf(spread, sizeof(spread), "%.2f %%", v->spread * 100);
-        printf("  %-24s %-18s %-9s %-7zu %-15s %s\n", unit, value, spread, v->repeats,
-               calib_verdict_name(v->verdict), v->verdict == CALIB_CONSISTENT ? option : "-");
+                snprintf(value, sizeof(value), "%s%s", calib_format(v->value, 11, num, sizeof(num)),
+                         suffix);
+        if (v->repeats) {
+                /* two decimals, or as many digits as fit */
+                int n = snprintf(spread, sizeof(spread), "%.2f %%", v->spread * 100);
+
+                if (n < 0 || n > W_SPREAD)
+                        snprintf(spread, sizeof(spread), "%s %%",
+                                 calib_format(v->spread * 100, W_SPREAD - 2, num, sizeof(num)));
+        }
+        snprintf(repeats, sizeof(repeats), "%zu/%zu", v->repeats, v->asked);
+        printf("  %-*s %-*s %-*s %-*s %-*s %s\n", W_UNIT, unit, W_VALUE, value, W_SPREAD, spread,
+               W_REPEATS, repeats, W_VERDICT, calib_verdict_name(v->verdict),
+               v->verdict == CALIB_CONSISTENT ? option : "-");
         if (v->why[0])
-                printf("  %-24s   %s\n", "", v->why);
+                printf("  %-*s   %s\n", W_UNIT, "", v->why);
+        calib_value_drops_text(v, drops, sizeof(drops));
+        if (drops[0] && v->repeats) /* with no repeat left, why says it */
+                printf("  %-*s   %s\n", W_UNIT, "", drops);
 }
 
 /* @machine: the simulated machine's name, or NULL. */
@@ -58,8 +90,8 @@ static void print_text(const struct calibration *c, const char *path, const char
                c->ptt, machine ? " on the SIMULATED machine " : "", machine ? machine : "");
         printf("Load: %s, %.3g GB in %.3g s\n\n", c->load[0] ? c->load : "none",
                (double)c->load_bytes / 1e9, c->load_seconds);
-        printf("  %-24s %-18s %-9s %-7s %-15s %s\n", "unit", "value", "spread", "repeats",
-               "verdict", "sets");
+        printf("  %-*s %-*s %-*s %-*s %-*s %s\n", W_UNIT, "unit", W_VALUE, "value", W_SPREAD,
+               "spread", W_REPEATS, "repeats", W_VERDICT, "verdict", "sets");
         snprintf(option, sizeof(option), "FluxUnit %.6g", c->flux_unit_bytes.value);
         print_value("bytes per flux count", &c->flux_unit_bytes, " B", option);
         print_value("*_time clock", &c->time_clock_hz, " Hz", "(raw counters only)");
@@ -67,15 +99,16 @@ static void print_text(const struct calibration *c, const char *path, const char
         print_value("PTT Time clock", &c->ptt_clock_hz, " Hz", option);
         snprintf(option, sizeof(option), "LatencyClock %.6g", c->latency_clock_hz.value);
         print_value("latency clock", &c->latency_clock_hz, " Hz", option);
-        printf("  %-24s %-18s %-9s %-7s %-15s %s%s%s\n", "PTT Time field", mode ? mode : "-", "-",
-               "-", mode ? "consistent" : "not measurable", mode ? "TraceTimeMode \"" : "-",
+        printf("  %-*s %-*s %-*s %-*s %-*s %s%s%s\n", W_UNIT, "PTT Time field", W_VALUE,
+               mode ? mode : "-", W_SPREAD, "-", W_REPEATS, "-", W_VERDICT,
+               mode ? "consistent" : "not measurable", mode ? "TraceTimeMode \"" : "-",
                mode ? mode : "", mode ? "\"" : "");
         if (c->ptt_time_why[0])
-                printf("  %-24s   %s\n", "", c->ptt_time_why);
+                printf("  %-*s   %s\n", W_UNIT, "", c->ptt_time_why);
         else
-                printf("  %-24s   %.0f %% of neighbouring Time fields rise\n", "",
+                printf("  %-*s   %.0f %% of neighbouring Time fields rise\n", W_UNIT, "",
                        c->ptt_rising_share * 100);
-        printf("  %-24s", "outbound requester IDs");
+        printf("  %-*s", W_UNIT, "outbound requester IDs");
         for (size_t i = 0; i < c->outbound_count; i++)
                 printf(" %02x:%02x.%u (%llu TLPs)", c->outbound[i].requester_id >> 8,
                        (c->outbound[i].requester_id >> 3) & 0x1f, c->outbound[i].requester_id & 7u,
@@ -114,9 +147,16 @@ int cli_calibrate_run(const struct cli_opts *opts, struct engine *e, struct cali
                           "device");
                 return -1;
         }
+        if (opts->calib_run_timeout && !opts->calib_command) {
+                cli_error("calibrate: --run-timeout is the time limit of a --run command: give "
+                          "--run too");
+                return -1;
+        }
         calibrate_opts_default(&co);
         co.device = opts->calib_device;
         co.command = opts->calib_command;
+        if (opts->calib_run_timeout)
+                co.command_timeout_s = opts->calib_run_timeout;
         if (opts->calib_bytes)
                 co.bytes = opts->calib_bytes;
         if (opts->calib_repeats)
@@ -124,7 +164,16 @@ int cli_calibrate_run(const struct cli_opts *opts, struct engine *e, struct cali
         co.sleep_until = sleep_until;
         if (isatty(STDERR_FILENO))
                 co.progress = show_progress;
-        if (engine_calibrate(e, &co, c, why, sizeof(why))) {
+        struct sigaction sa = {.sa_handler = on_fatal_signal, .sa_flags = SA_RESETHAND}, old[3];
+        static const int sigs[3] = {SIGINT, SIGTERM, SIGHUP};
+        int ret;
+
+        for (int i = 0; i < 3 && co.command; i++)
+                sigaction(sigs[i], &sa, &old[i]);
+        ret = engine_calibrate(e, &co, c, why, sizeof(why));
+        for (int i = 0; i < 3 && co.command; i++)
+                sigaction(sigs[i], &old[i], NULL);
+        if (ret) {
                 cli_error("calibrate: %s", why);
                 return -1;
         }
@@ -142,6 +191,12 @@ int cmd_calibrate(const struct cli_opts *opts, struct engine *e)
         char why[512] = "";
         const char *path = opts->calib_output ? opts->calib_output : "pciescope-calibration.json";
 
+        /* Before measuring: a minute of loads for a file that cannot be
+         * written is lost. */
+        if (opts->calib_device && calibration_file_check(path, why, sizeof(why))) {
+                cli_error("calibrate: cannot write the calibration file: %s", why);
+                return CLI_EXIT_ERROR;
+        }
         if (cli_calibrate_run(opts, e, &c, &o))
                 return CLI_EXIT_ERROR;
         if (calibration_file_write(o, path, why, sizeof(why))) {

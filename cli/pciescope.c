@@ -23,6 +23,9 @@
 #include "pci_source.h"
 #include "pcie_topo.h"
 
+/* Long options without a short letter. */
+#define OPT_RUN_TIMEOUT 1001
+
 void cli_error(const char *fmt, ...)
 {
         va_list ap;
@@ -187,7 +190,11 @@ static void usage(FILE *out)
                      "                      default 1G); with --run, what the command moves\n"
                      "  --run COMMAND       calibrate: the load is this command (sh -c), for a\n"
                      "                      device without a block device; needs --bytes\n"
-                     "  --repeat N          calibrate: repeats of each measurement (default 5)\n"
+                     "  --run-timeout S     calibrate: stop a --run command (its whole process\n"
+                     "                      group) that runs longer than S seconds (default\n"
+                     "                      600)\n"
+                     "  --repeat N          calibrate: repeats of each measurement, 3..32\n"
+                     "                      (default 5)\n"
                      "  -o, --output FILE   snapshot: the archive (default\n"
                      "                      pciescope-snapshot-<date>.tar.gz); calibrate: the\n"
                      "                      calibration file (default pciescope-calibration.json)\n"
@@ -534,6 +541,7 @@ int main(int argc, char **argv)
             {"device", required_argument, NULL, 'E'},
             {"bytes", required_argument, NULL, 'b'},
             {"run", required_argument, NULL, 'x'},
+            {"run-timeout", required_argument, NULL, OPT_RUN_TIMEOUT},
             {"repeat", required_argument, NULL, 'r'},
             {"option", required_argument, NULL, 'O'},
             {"output", required_argument, NULL, 'o'},
@@ -731,14 +739,28 @@ int main(int argc, char **argv)
                 case 'x':
                         opts.calib_command = optarg;
                         break;
+                case OPT_RUN_TIMEOUT: {
+                        double t;
+
+                        errno = 0;
+                        t = strtod(optarg, &end);
+                        if (errno || end == optarg || *end || !(t >= 0.1 && t <= 86400)) {
+                                cli_error("--run-timeout %s: seconds from 0.1 to 86400", optarg);
+                                bad = 1;
+                        }
+                        opts.calib_run_timeout = t;
+                        break;
+                }
                 case 'r': {
                         unsigned long n;
 
                         errno = 0;
                         n = strtoul(optarg, &end, 10);
-                        if (errno || *end || n < 1 || n > CALIB_MAX_REPEATS) {
-                                cli_error("--repeat %s: a number from 1 to %d", optarg,
-                                          CALIB_MAX_REPEATS);
+                        if (errno || *end || n < CALIB_MIN_REPEATS || n > CALIB_MAX_REPEATS) {
+                                cli_error("--repeat %s: a number from %d to %d (a value needs at "
+                                          "least %d repeats that agree)",
+                                          optarg, CALIB_MIN_REPEATS, CALIB_MAX_REPEATS,
+                                          CALIB_MIN_REPEATS);
                                 bad = 1;
                         }
                         opts.calib_repeats = (unsigned int)n;

@@ -30,9 +30,29 @@ void calib_value_init(struct calib_value *v, const char *why)
         snprintf(v->why, sizeof(v->why), "%s", why ? why : "");
 }
 
+void calib_value_drop(struct calib_value *v, const char *why)
+{
+        size_t i = 0;
+
+        v->dropped++;
+        while (i < CALIB_MAX_DROP_REASONS && v->drops[i].why && strcmp(v->drops[i].why, why))
+                i++;
+        if (i == CALIB_MAX_DROP_REASONS) { /* the last one holds the rest */
+                i = CALIB_MAX_DROP_REASONS - 1;
+                v->drops[i].why = "other reasons";
+        } else if (!v->drops[i].why) {
+                v->drops[i].why = why;
+        }
+        v->drops[i].count++;
+}
+
 void calib_value_add(struct calib_value *v, double sample)
 {
-        if (!isfinite(sample) || sample <= 0 || v->repeats == CALIB_MAX_REPEATS)
+        if (!isfinite(sample) || sample <= 0) {
+                calib_value_drop(v, "the counts gave no number (nothing added, or no time)");
+                return;
+        }
+        if (v->repeats == CALIB_MAX_REPEATS)
                 return;
         v->samples[v->repeats++] = sample;
 }
@@ -44,21 +64,55 @@ static int cmp_double(const void *a, const void *b)
         return (x > y) - (x < y);
 }
 
-void calib_value_finish(struct calib_value *v, double tolerance)
+void calib_value_drops_text(const struct calib_value *v, char *buf, size_t size)
+{
+        size_t asked = v->asked > v->repeats + v->dropped ? v->asked : v->repeats + v->dropped;
+        size_t used;
+
+        if (!size)
+                return;
+        buf[0] = '\0';
+        if (!v->dropped)
+                return;
+        snprintf(buf, size, "%zu of %zu repeats dropped:", v->dropped, asked);
+        for (size_t i = 0; i < CALIB_MAX_DROP_REASONS && v->drops[i].why; i++) {
+                used = strlen(buf);
+                snprintf(buf + used, size - used, "%s %zu %s", i ? "," : "", v->drops[i].count,
+                         v->drops[i].why);
+        }
+        if (asked > v->repeats + v->dropped) { /* a failure ended the phase */
+                used = strlen(buf);
+                snprintf(buf + used, size - used, "; %zu not run", asked - v->repeats - v->dropped);
+        }
+}
+
+void calib_value_finish(struct calib_value *v, double tolerance, size_t asked)
 {
         double sorted[CALIB_MAX_REPEATS];
+        char drops[200];
         size_t n = v->repeats;
 
+        if (asked < n + v->dropped)
+                asked = n + v->dropped;
+        v->asked = asked;
+        calib_value_drops_text(v, drops, sizeof(drops));
         if (n == 0) { /* not measurable, with the caller's why */
                 if (!v->why[0])
-                        snprintf(v->why, sizeof(v->why), "not measured");
+                        snprintf(v->why, sizeof(v->why), "%s", drops[0] ? drops : "not measured");
                 return;
         }
         memcpy(sorted, v->samples, n * sizeof(sorted[0]));
         qsort(sorted, n, sizeof(sorted[0]), cmp_double);
         v->value = n % 2 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
         v->spread = (sorted[n - 1] - sorted[0]) / v->value;
-        if (v->spread <= tolerance) {
+        if (n < CALIB_MIN_REPEATS || 2 * n <= asked) {
+                v->verdict = CALIB_NOT_MEASURABLE;
+                snprintf(v->why, sizeof(v->why),
+                         "only %zu usable repeat%s of %zu: at least %d, and more than half, are "
+                         "needed%s%s",
+                         n, n == 1 ? "" : "s", asked, CALIB_MIN_REPEATS, drops[0] ? "; " : "",
+                         drops);
+        } else if (v->spread <= tolerance) {
                 v->verdict = CALIB_CONSISTENT;
                 v->why[0] = '\0';
         } else {
@@ -70,13 +124,52 @@ void calib_value_finish(struct calib_value *v, double tolerance)
         }
 }
 
+void calib_value_check_range(struct calib_value *v, double min, double max, const char *unit)
+{
+        if (v->verdict != CALIB_CONSISTENT || (v->value >= min && v->value <= max))
+                return;
+        v->verdict = CALIB_NOT_MEASURABLE;
+        snprintf(v->why, sizeof(v->why),
+                 "%.6g is outside the plausible range %g..%g %s: not applied (the counters did "
+                 "not count what calibrate assumes)",
+                 v->value, min, max, unit);
+}
+
+const char *calib_format(double x, int width, char *buf, size_t size)
+{
+        if (!size)
+                return buf;
+        if (!isfinite(x)) {
+                snprintf(buf, size, "%s", isnan(x) ? "-" : x > 0 ? "inf" : "-inf");
+                return buf;
+        }
+        /* The most significant digits that fit; "%.1g" of a finite double
+         * takes at most 8 characters ("-1e-300"), the least a column has. */
+        for (int digits = 6; digits >= 1; digits--) {
+                int n = snprintf(buf, size, "%.*g", digits, x);
+
+                if (n >= 0 && n <= width && (size_t)n < size)
+                        break;
+        }
+        return buf;
+}
+
+double calib_flux_added(double load_counts, double load_seconds, double idle_counts,
+                        double idle_seconds)
+{
+        double baseline = idle_seconds > 0 ? idle_counts / idle_seconds * load_seconds : 0;
+
+        if (!(load_seconds > 0))
+                return NAN;
+        return load_counts - baseline;
+}
+
 double calib_flux_unit(uint64_t bytes, double load_counts, double load_seconds, double idle_counts,
                        double idle_seconds)
 {
-        double baseline = idle_seconds > 0 ? idle_counts / idle_seconds * load_seconds : 0;
-        double added = load_counts - baseline;
+        double added = calib_flux_added(load_counts, load_seconds, idle_counts, idle_seconds);
 
-        if (bytes == 0 || !(load_seconds > 0) || !(added > 0))
+        if (bytes == 0 || !(added > 0))
                 return NAN;
         return (double)bytes / added;
 }

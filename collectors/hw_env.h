@@ -93,7 +93,15 @@ struct hw_load_request {
         uint64_t bytes;      /* to read; with a command, what the user says it moves */
         uint32_t io_size;    /* bytes per read (a multiple of 4096) */
         const char *command; /* NULL: read the block device */
+        /* A command runs in a process group of its own, stopped whole when
+         * it ends (what it left running), when it runs past @timeout_s
+         * (poll: -ETIMEDOUT) and on release: SIGTERM, then SIGKILL after
+         * HW_LOAD_KILL_GRACE_S, always reaped. 0: no time limit. */
+        double timeout_s;
 };
+
+/* Seconds between a command group's SIGTERM and its SIGKILL. */
+#define HW_LOAD_KILL_GRACE_S 2.0
 
 struct hw_load_result {
         uint64_t bytes; /* moved: what the reads returned, or the user's figure */
@@ -119,6 +127,11 @@ struct load_ops {
 
 /* Block-device reads and commands on this machine (collectors/hw_load.c). */
 extern const struct load_ops load_ops_system;
+
+/* SIGKILL to the process group of every command load still running. For a
+ * host's handler of a signal that ends it (async-signal-safe): a command's
+ * group is not the host's, so a terminal's Ctrl-C does not reach it. */
+void hw_load_kill_commands(void);
 
 struct hw_env {
         const char *sysfs_root; /* "/sys", a fixture dir, or NULL: no sysfs */

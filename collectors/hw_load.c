@@ -8,7 +8,12 @@
  * crosses the link as the controller's DMA writes), sequentially from
  * offset 0 and wrapping at its end, on a thread of its own so the caller
  * keeps reading counters. Nothing is ever written. A command is run with
- * /bin/sh -c; what it moves is the user's figure.
+ * /bin/sh -c in a process group of its own; what it moves is the user's
+ * figure. The whole group is stopped when the command ends (what it left
+ * running in the background), when it runs past its time limit, and on
+ * release: SIGTERM (and SIGCONT, for a stopped one), SIGKILL to whatever
+ * is left after HW_LOAD_KILL_GRACE_S; the command itself is always
+ * reaped. A process that leaves the group (setsid) is not followed.
  *
  * This is seam code: it alone opens /sys/block, /dev and forks here.
  */
@@ -44,14 +49,43 @@ struct hw_load {
         _Atomic uint64_t done_bytes;
         atomic_bool finished, stop;
         int error; /* errno of a failed read, set before finished */
-        /* command */
+        /* command: @pid leads the process group @pid */
         pid_t pid;
         int status;
         bool reaped;
+        double timeout_s;
         /* both */
         double started, ended;
         char what[96];
 };
+
+/* The process groups of the commands running, for hw_load_kill_commands()
+ * (0: a free slot). One command runs at a time; a few spare slots. */
+#define MAX_GROUPS 4
+static volatile sig_atomic_t running_groups[MAX_GROUPS];
+
+static void groups_add(pid_t pgid)
+{
+        for (int i = 0; i < MAX_GROUPS; i++)
+                if (!running_groups[i]) {
+                        running_groups[i] = pgid;
+                        return;
+                }
+}
+
+static void groups_remove(pid_t pgid)
+{
+        for (int i = 0; i < MAX_GROUPS; i++)
+                if (running_groups[i] == pgid)
+                        running_groups[i] = 0;
+}
+
+void hw_load_kill_commands(void)
+{
+        for (int i = 0; i < MAX_GROUPS; i++)
+                if (running_groups[i] > 0)
+                        kill(-(pid_t)running_groups[i], SIGKILL);
+}
 
 static double mono_now(void)
 {
@@ -207,17 +241,94 @@ static int start_command(const struct hw_load_request *req, struct hw_load *l, c
 {
         snprintf(l->what, sizeof(l->what), "command");
         l->started = mono_now();
+        l->timeout_s = req->timeout_s;
         l->pid = fork();
         if (l->pid < 0) {
+                int ret = -errno;
+
                 say(why, whylen, "cannot run the command: %s", strerror(errno));
-                return -errno;
+                return ret;
         }
         if (l->pid == 0) {
+                /* A group of its own, set on both sides of the fork so that
+                 * it holds before either goes on. */
+                setpgid(0, 0);
                 execl("/bin/sh", "sh", "-c", req->command, (char *)NULL);
                 _exit(127);
         }
+        setpgid(l->pid, l->pid);
+        groups_add(l->pid);
         l->is_command = true;
         return 0;
+}
+
+static void sleep_seconds(double s)
+{
+        struct timespec ts = {.tv_sec = (time_t)s,
+                              .tv_nsec = (long)((s - (double)(time_t)s) * 1e9)};
+
+        nanosleep(&ts, NULL);
+}
+
+/* Reaps the command if it ended (false: still running). */
+static bool reap(struct hw_load *l, bool block)
+{
+        pid_t r;
+
+        if (l->reaped)
+                return true;
+        do
+                r = waitpid(l->pid, &l->status, block ? 0 : WNOHANG);
+        while (r < 0 && errno == EINTR);
+        if (r == 0)
+                return false;
+        if (r < 0) /* not our child any more: nothing to wait for */
+                l->status = 0;
+        l->reaped = true;
+        l->ended = mono_now();
+        return true;
+}
+
+/* Whether a process of the command's group is left once the command is
+ * reaped (the group's ID stays the command's while one is). */
+static bool group_left(const struct hw_load *l)
+{
+        return l->reaped ? kill(-l->pid, 0) == 0 || errno != ESRCH : true;
+}
+
+/* Waits until the command is reaped and its group is empty, or @until. */
+static bool wait_group(struct hw_load *l, double until)
+{
+        for (;;) {
+                reap(l, false);
+                if (!group_left(l))
+                        return true;
+                if (mono_now() >= until)
+                        return false;
+                sleep_seconds(0.01);
+        }
+}
+
+/*
+ * Stops the command's whole group: SIGTERM (and SIGCONT), SIGKILL to
+ * what is left after the grace period, the command reaped. The command
+ * is left unreaped until the group has been signalled: its ID cannot go
+ * to another process (or group) meanwhile. A process left after SIGKILL
+ * (a zombie its new parent has not reaped yet) is waited for a second,
+ * no longer.
+ */
+static void stop_group(struct hw_load *l)
+{
+        if (!l->reaped || group_left(l)) {
+                kill(-l->pid, SIGTERM);
+                kill(-l->pid, SIGCONT);
+        }
+        if (!wait_group(l, mono_now() + HW_LOAD_KILL_GRACE_S)) {
+                kill(-l->pid, SIGKILL);
+                reap(l, true);
+                wait_group(l, mono_now() + 1);
+        }
+        groups_remove(l->pid);
 }
 
 static int load_start(void *ctx, const struct hw_load_request *req, struct hw_load **out, char *why,
@@ -253,14 +364,30 @@ static int load_poll(void *ctx, struct hw_load *l, struct hw_load_result *res, c
         (void)ctx;
         if (l->is_command) {
                 if (!l->reaped) {
-                        pid_t r = waitpid(l->pid, &l->status, WNOHANG);
+                        siginfo_t info = {0};
+                        int r;
 
-                        if (r == 0)
-                                return 0;
+                        /* Ended? Not reaped yet: its group is stopped first. */
+                        do
+                                r = waitid(P_PID, (id_t)l->pid, &info, WEXITED | WNOHANG | WNOWAIT);
+                        while (r < 0 && errno == EINTR);
                         if (r < 0)
                                 return -errno;
-                        l->reaped = true;
-                        l->ended = mono_now();
+                        if (info.si_pid == 0) {
+                                if (l->timeout_s > 0 && mono_now() - l->started > l->timeout_s) {
+                                        stop_group(l);
+                                        say(why, whylen,
+                                            "the command ran past its time limit of %g s "
+                                            "(--run-timeout): its process group was stopped",
+                                            l->timeout_s);
+                                        return -ETIMEDOUT;
+                                }
+                                return 0;
+                        }
+                        double ended = mono_now();
+
+                        stop_group(l); /* what it left running in the background */
+                        l->ended = ended;
                 }
                 if (!WIFEXITED(l->status) || WEXITSTATUS(l->status)) {
                         say(why, whylen, "the command %s %d",
@@ -287,10 +414,8 @@ static void load_release(void *ctx, struct hw_load *l)
         (void)ctx;
         if (!l)
                 return;
-        if (l->is_command && !l->reaped) {
-                kill(l->pid, SIGTERM);
-                waitpid(l->pid, &l->status, 0);
-        }
+        if (l->is_command && !l->reaped)
+                stop_group(l);
         load_free(l);
 }
 

@@ -50,6 +50,7 @@ void calibrate_opts_default(struct calibrate_opts *o)
         o->idle_seconds = 1;
         o->trace_seconds = 0.2;
         o->tolerance = CALIB_TOLERANCE;
+        o->command_timeout_s = CALIB_RUN_TIMEOUT_S;
 }
 
 /* What one calibration run holds while it runs. */
@@ -124,9 +125,15 @@ static void wait_until(struct run *r, double deadline)
 
 static int load_start(struct run *r, uint32_t io_size, uint64_t bytes)
 {
-        struct hw_load_request req = {.bytes = bytes, .io_size = io_size, .command = r->o->command};
+        struct hw_load_request req = {.bytes = bytes,
+                                      .io_size = io_size,
+                                      .command = r->o->command,
+                                      .timeout_s = r->o->command_timeout_s};
         int ret;
 
+        /* A command that ran past its time limit is not run again. */
+        if (r->load_error == -ETIMEDOUT)
+                return r->load_error;
         SET_TEXT(req.bdf, r->out->device);
         ret = r->env->load->start(r->env->load->ctx, &req, &r->load, r->load_why,
                                   sizeof(r->load_why));
@@ -291,6 +298,30 @@ static int take(struct perf_group *g, struct perf_group_reading *base,
 
 /* ---- phase 1: bytes per flux count, the time clock ---- */
 
+#define LOAD_TOO_SMALL_BYTES  "load too small (under 64 MiB moved)"
+#define LOAD_TOO_SMALL_COUNTS "load too small (under 1000 flux counts added)"
+#define LOAD_TOO_SMALL_TIME   "load too small (under 1000 time counts)"
+_Static_assert(CALIB_MIN_LOAD_BYTES == 64ull << 20 && CALIB_MIN_COUNTS == 1000 &&
+                   CALIB_MIN_READS == 100,
+               "the messages name these minimums");
+
+static void drop_both(struct calibration *c, const char *why)
+{
+        calib_value_drop(&c->flux_unit_bytes, why);
+        calib_value_drop(&c->time_clock_hz, why);
+}
+
+/* Whether every repeat of @v was dropped for a load too small. */
+static bool too_small(const struct calib_value *v)
+{
+        size_t n = 0;
+
+        for (size_t i = 0; i < CALIB_MAX_DROP_REASONS && v->drops[i].why; i++)
+                if (!strncmp(v->drops[i].why, "load too small", 14))
+                        n += v->drops[i].count;
+        return n && n == v->dropped;
+}
+
 static void phase_flux(struct run *r)
 {
         struct calibration *c = r->out;
@@ -313,26 +344,48 @@ static void phase_flux(struct run *r)
                          r->o->idle_seconds, (unsigned long long)r->o->bytes);
                 take(g, &base, &idle); /* restart the base at the window's start */
                 wait_until(r, now(r) + r->o->idle_seconds);
-                if (take(g, &base, &idle))
+                if (take(g, &base, &idle)) {
+                        drop_both(c, "the counters could not be read");
                         continue;
+                }
                 bytes = load_run(r, r->o->io_size, r->o->bytes);
-                if (take(g, &base, &load) || !bytes)
+                if (!bytes) {
+                        drop_both(c, "the load failed");
+                        if (r->load_error == -ETIMEDOUT)
+                                break;
                         continue;
+                }
+                if (take(g, &base, &load)) {
+                        drop_both(c, "the counters could not be read");
+                        continue;
+                }
                 /* Another perf user multiplexed the counters: counts are
                  * missing for part of the load. */
                 if (idle.time_running < idle.time_enabled ||
                     load.time_running < load.time_enabled) {
                         shared = true;
+                        drop_both(c, "the PMU was shared with another perf user");
                         continue;
                 }
                 double idle_s = (double)idle.time_running / 1e9;
                 double load_s = (double)load.time_running / 1e9;
+                double added = calib_flux_added((double)load.values[0], load_s,
+                                                (double)idle.values[0], idle_s);
+                double ticks = (double)idle.values[1] + (double)load.values[1];
 
-                calib_value_add(&c->flux_unit_bytes,
-                                calib_flux_unit(bytes, (double)load.values[0], load_s,
-                                                (double)idle.values[0], idle_s));
-                calib_value_add(&c->time_clock_hz, calib_rate((double)idle.values[1], idle_s));
-                calib_value_add(&c->time_clock_hz, calib_rate((double)load.values[1], load_s));
+                /* The *_time clock over the whole repeat, idle and load. */
+                if (ticks < CALIB_MIN_COUNTS)
+                        calib_value_drop(&c->time_clock_hz, LOAD_TOO_SMALL_TIME);
+                else
+                        calib_value_add(&c->time_clock_hz, calib_rate(ticks, idle_s + load_s));
+                if (bytes < CALIB_MIN_LOAD_BYTES)
+                        calib_value_drop(&c->flux_unit_bytes, LOAD_TOO_SMALL_BYTES);
+                else if (added > 0 && added < CALIB_MIN_COUNTS)
+                        calib_value_drop(&c->flux_unit_bytes, LOAD_TOO_SMALL_COUNTS);
+                else
+                        calib_value_add(&c->flux_unit_bytes,
+                                        calib_flux_unit(bytes, (double)load.values[0], load_s,
+                                                        (double)idle.values[0], idle_s));
         }
         perf_group_close(g);
         if (shared)
@@ -341,6 +394,13 @@ static void phase_flux(struct run *r)
         if (r->load_error)
                 snprintf(c->flux_unit_bytes.why, sizeof(c->flux_unit_bytes.why),
                          "the load failed: %.160s", r->load_why);
+        else if (!c->flux_unit_bytes.repeats && too_small(&c->flux_unit_bytes))
+                snprintf(c->flux_unit_bytes.why, sizeof(c->flux_unit_bytes.why),
+                         "load too small: every repeat moved under %llu MiB or added under %d "
+                         "flux counts (give more --bytes)",
+                         CALIB_MIN_LOAD_BYTES >> 20, CALIB_MIN_COUNTS);
+        else if (!c->flux_unit_bytes.repeats && c->flux_unit_bytes.dropped)
+                ; /* the dropped repeats say why */
         else if (!c->flux_unit_bytes.repeats)
                 snprintf(c->flux_unit_bytes.why, sizeof(c->flux_unit_bytes.why),
                          "the load added no rx_mwr flux counts for requester %s: the device did "
@@ -551,6 +611,13 @@ static void phase_clock(struct run *r)
         c->ptt_time_mode = done ? mode : CALIB_TIME_UNDECIDED;
         if (!done) {
                 SET_TEXT(c->ptt_time_why, why);
+        } else if (done < CALIB_MIN_REPEATS || 2 * done <= r->o->repeats) {
+                c->ptt_time_mode = mode = CALIB_TIME_UNDECIDED;
+                snprintf(c->ptt_time_why, sizeof(c->ptt_time_why),
+                         "only %u trace window%s of %u: at least %d, and more than half, are "
+                         "needed%s%.100s",
+                         done, done == 1 ? "" : "s", r->o->repeats, CALIB_MIN_REPEATS,
+                         why[0] ? "; " : "", why);
         } else if (pairs == 0) {
                 snprintf(c->ptt_time_why, sizeof(c->ptt_time_why),
                          "the %u trace windows held no outbound TLPs at %s: nothing to time (an "
@@ -569,6 +636,7 @@ static void phase_clock(struct run *r)
                              "PTT clock window %u was cut by a driver stop (the reader fell "
                              "behind) and left out.",
                              i + 1);
+                        calib_value_drop(&c->ptt_clock_hz, "cut by a driver stop");
                         continue;
                 }
                 calib_value_add(&c->ptt_clock_hz,
@@ -596,7 +664,7 @@ static void phase_latency(struct run *r, double ptt_hz)
 
         if (!(ptt_hz > 0)) {
                 SET_TEXT(c->latency_clock_hz.why,
-                         "needs the PTT clock, which could not be measured");
+                         "needs a consistent PTT clock, which could not be measured");
                 return;
         }
         /* The port's latency pair counts the reads of every function below
@@ -628,8 +696,16 @@ static void phase_latency(struct run *r, double ptt_hz)
                 why[0] = '\0';
                 if (trace_window(r, &t, g, 3, &w, why, sizeof(why)))
                         break;
-                if (!w.have_pmu || !w.pmu[1].values[0])
+                if (!w.have_pmu) {
+                        calib_value_drop(&c->latency_clock_hz, "the counters could not be read");
                         continue;
+                }
+                if (w.pmu[1].values[0] == 0 || w.pmu[0].values[1] < CALIB_MIN_READS ||
+                    w.lat_first.count < CALIB_MIN_READS) {
+                        calib_value_drop(&c->latency_clock_hz,
+                                         "load too small (under 100 reads counted or traced)");
+                        continue;
+                }
                 share = (double)w.pmu[2].values[0] / (double)w.pmu[1].values[0];
                 if (share < CALIB_OWN_READS) {
                         snprintf(c->latency_clock_hz.why, sizeof(c->latency_clock_hz.why),
@@ -637,6 +713,8 @@ static void phase_latency(struct run *r, double ptt_hz)
                                  "latency is theirs too. Calibrate a device alone below its "
                                  "Root Port, or keep the others idle",
                                  c->root_port, (1 - share) * 100);
+                        calib_value_drop(&c->latency_clock_hz,
+                                         "other functions below the Root Port read too");
                         continue;
                 }
                 calib_value_add(&c->latency_clock_hz,
@@ -665,20 +743,33 @@ int engine_calibrate(struct engine *e, const struct calibrate_opts *o, struct ca
         calib_value_init(&out->ptt_clock_hz, "");
         calib_value_init(&out->latency_clock_hz, "");
         out->ptt_time_mode = CALIB_TIME_UNDECIDED;
-        if (!o->device || o->repeats == 0 || o->repeats > CALIB_MAX_REPEATS || o->bytes == 0) {
-                snprintf(why, whylen, "calibrate needs a device, bytes and 1..%d repeats",
-                         CALIB_MAX_REPEATS);
+        if (!o->device || o->repeats < CALIB_MIN_REPEATS || o->repeats > CALIB_MAX_REPEATS ||
+            o->bytes == 0) {
+                snprintf(why, whylen, "calibrate needs a device, bytes and %d..%d repeats",
+                         CALIB_MIN_REPEATS, CALIB_MAX_REPEATS);
                 return -EINVAL;
         }
         ret = find_parts(&r, why, whylen);
         if (!ret) {
                 phase_flux(&r);
                 phase_clock(&r);
-                calib_value_finish(&out->ptt_clock_hz, o->tolerance);
-                phase_latency(&r, out->ptt_clock_hz.value);
-                calib_value_finish(&out->flux_unit_bytes, o->tolerance);
-                calib_value_finish(&out->time_clock_hz, o->tolerance);
-                calib_value_finish(&out->latency_clock_hz, o->tolerance);
+                calib_value_finish(&out->ptt_clock_hz, o->tolerance, o->repeats);
+                calib_value_check_range(&out->ptt_clock_hz, CALIB_CLOCK_MIN_HZ, CALIB_CLOCK_MAX_HZ,
+                                        "Hz");
+                /* Only a PTT clock that the repeats agree on times the
+                 * latency phase. */
+                phase_latency(&r, out->ptt_clock_hz.verdict == CALIB_CONSISTENT
+                                      ? out->ptt_clock_hz.value
+                                      : NAN);
+                calib_value_finish(&out->flux_unit_bytes, o->tolerance, o->repeats);
+                calib_value_finish(&out->time_clock_hz, o->tolerance, o->repeats);
+                calib_value_finish(&out->latency_clock_hz, o->tolerance, o->repeats);
+                calib_value_check_range(&out->flux_unit_bytes, CALIB_FLUX_UNIT_MIN,
+                                        CALIB_FLUX_UNIT_MAX, "bytes per count");
+                calib_value_check_range(&out->time_clock_hz, CALIB_CLOCK_MIN_HZ, CALIB_CLOCK_MAX_HZ,
+                                        "Hz");
+                calib_value_check_range(&out->latency_clock_hz, CALIB_CLOCK_MIN_HZ,
+                                        CALIB_CLOCK_MAX_HZ, "Hz");
         }
         load_stop(&r);
         hisi_pcie_free(r.pmus, r.pmu_count);

@@ -36,10 +36,13 @@ struct calibrate_opts {
         uint32_t io_size;       /* read size of the flux loads (default 1 MiB) */
         uint32_t trace_io_size; /* read size while tracing (default 4 KiB: many requests) */
         const char *command;    /* the load is this command (bytes: the user's figure) */
-        unsigned int repeats;   /* default 5, at most CALIB_MAX_REPEATS */
-        double idle_seconds;    /* idle window before each load (default 1) */
-        double trace_seconds;   /* each trace window (default 0.2) */
-        double tolerance;       /* relative spread of a consistent result (CALIB_TOLERANCE) */
+        /* Seconds one run of @command may take (CALIB_RUN_TIMEOUT_S): past
+         * it, its process group is stopped and the load has failed. */
+        double command_timeout_s;
+        unsigned int repeats; /* default 5, at most CALIB_MAX_REPEATS */
+        double idle_seconds;  /* idle window before each load (default 1) */
+        double trace_seconds; /* each trace window (default 0.2) */
+        double tolerance;     /* relative spread of a consistent result (CALIB_TOLERANCE) */
         /* The host's wait (the CLI's virtual clock moves only there); NULL:
          * nanosleep until the engine's clock reaches @deadline. */
         void (*sleep_until)(void *ctx, double deadline);
@@ -49,6 +52,8 @@ struct calibrate_opts {
         void *progress_ctx;
 };
 void calibrate_opts_default(struct calibrate_opts *o);
+
+#define CALIB_RUN_TIMEOUT_S 600.0
 
 #define CALIB_MAX_OUTBOUND 8
 

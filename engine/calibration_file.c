@@ -3,6 +3,7 @@
  * calibration_file.c - writing and reading the calibration file. See
  * calibration_file.h.
  */
+#define _GNU_SOURCE
 #include "calibration_file.h"
 
 #include <errno.h>
@@ -30,6 +31,21 @@ static json_object *value_json(const struct calib_value *v)
         for (size_t i = 0; i < v->repeats; i++)
                 json_object_array_add(samples, json_object_new_double(v->samples[i]));
         json_object_object_add(o, "samples", samples);
+        json_object_object_add(o, "asked", json_object_new_int64((int64_t)v->asked));
+        json_object_object_add(o, "dropped", json_object_new_int64((int64_t)v->dropped));
+        if (v->dropped) {
+                json_object *drops = json_object_new_array();
+
+                for (size_t i = 0; i < CALIB_MAX_DROP_REASONS && v->drops[i].why; i++) {
+                        json_object *d = json_object_new_object();
+
+                        json_object_object_add(d, "why", json_object_new_string(v->drops[i].why));
+                        json_object_object_add(d, "repeats",
+                                               json_object_new_int64((int64_t)v->drops[i].count));
+                        json_object_array_add(drops, d);
+                }
+                json_object_object_add(o, "drops", drops);
+        }
         if (v->why[0])
                 json_object_object_add(o, "why", json_object_new_string(v->why));
         return o;
@@ -86,27 +102,104 @@ json_object *calibration_json(const struct calibration *c, const char *machine)
         return o;
 }
 
+/* The directory part of @path ("." for a bare name) into @dir. */
+static int dir_of(const char *path, char *dir, size_t size)
+{
+        const char *slash = strrchr(path, '/');
+        size_t n = slash ? (size_t)(slash - path) : 1;
+
+        if (slash && n == 0)
+                n = 1; /* "/name": the root */
+        if (n >= size)
+                return -ENAMETOOLONG;
+        memcpy(dir, slash ? path : ".", n);
+        dir[n] = '\0';
+        return 0;
+}
+
+/* A new, empty temporary file next to @path, created by mkostemp (a fresh
+ * name, O_EXCL: nothing planted there is followed). */
+static int open_temp(const char *path, char *tmp, size_t size, char *why, size_t whylen)
+{
+        char dir[4096];
+        const char *base = strrchr(path, '/');
+        int fd;
+
+        base = base ? base + 1 : path;
+        if (!*base) {
+                snprintf(why, whylen, "%s: not a file name", path);
+                return -EISDIR;
+        }
+        if (dir_of(path, dir, sizeof(dir)) ||
+            snprintf(tmp, size, "%s/.%s.XXXXXX", dir, base) >= (int)size) {
+                snprintf(why, whylen, "%s: name too long", path);
+                return -ENAMETOOLONG;
+        }
+        fd = mkostemp(tmp, O_CLOEXEC);
+        if (fd < 0) {
+                int ret = -errno;
+
+                snprintf(why, whylen, "%s: cannot create a file in %s: %s", path, dir,
+                         strerror(errno));
+                return ret;
+        }
+        return fd;
+}
+
+int calibration_file_check(const char *path, char *why, size_t whylen)
+{
+        char tmp[4096];
+        struct stat st;
+        int fd;
+
+        if (!stat(path, &st) && S_ISDIR(st.st_mode)) {
+                snprintf(why, whylen, "%s: %s", path, strerror(EISDIR));
+                return -EISDIR;
+        }
+        fd = open_temp(path, tmp, sizeof(tmp), why, whylen);
+        if (fd < 0)
+                return fd;
+        close(fd);
+        unlink(tmp);
+        return 0;
+}
+
 int calibration_file_write(json_object *o, const char *path, char *why, size_t whylen)
 {
         const char *text = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY |
                                                                  JSON_C_TO_STRING_NOSLASHESCAPE);
         char tmp[4096];
-        FILE *f;
-        int ret = 0;
+        size_t len = strlen(text), off = 0;
+        struct stat st;
+        int fd, ret = 0;
 
-        if (snprintf(tmp, sizeof(tmp), "%s.tmp", path) >= (int)sizeof(tmp)) {
-                snprintf(why, whylen, "%s: name too long", path);
-                return -ENAMETOOLONG;
+        if (!stat(path, &st) && S_ISDIR(st.st_mode)) {
+                snprintf(why, whylen, "%s: %s", path, strerror(EISDIR));
+                return -EISDIR;
         }
-        f = fopen(tmp, "we");
-        if (!f) {
+        fd = open_temp(path, tmp, sizeof(tmp), why, whylen);
+        if (fd < 0)
+                return fd;
+        /* mkostemp makes it 0600; a calibration file is read by collectd
+         * and others, like a configuration file. */
+        if (fchmod(fd, 0644))
                 ret = -errno;
-                snprintf(why, whylen, "%s: %s", tmp, strerror(errno));
-                return ret;
+        while (!ret && off <= len) {
+                /* the text, then its final newline */
+                const char *p = off < len ? text + off : "\n";
+                size_t n = off < len ? len - off : 1;
+                ssize_t w = write(fd, p, n);
+
+                if (w < 0 && errno == EINTR)
+                        continue;
+                if (w <= 0)
+                        ret = w < 0 ? -errno : -EIO;
+                else
+                        off += (size_t)w;
         }
-        if (fputs(text, f) < 0 || fputc('\n', f) < 0)
-                ret = -errno ? -errno : -EIO;
-        if (fclose(f) && !ret)
+        if (!ret && fsync(fd))
+                ret = -errno;
+        if (close(fd) && !ret)
                 ret = -errno;
         if (!ret && rename(tmp, path))
                 ret = -errno;
@@ -125,9 +218,10 @@ static int bad(char *why, size_t whylen, const char *name, const char *key, cons
         return -EBADMSG;
 }
 
-/* A result object: applied when consistent with a number above 0. */
+/* A result object: applied when consistent with a number in @min..@max
+ * (@unit names it in messages). */
 static int read_value(json_object *top, const char *key, const char *name, bool *have, double *out,
-                      char *why, size_t whylen)
+                      double min, double max, const char *unit, char *why, size_t whylen)
 {
         json_object *o, *verdict, *value;
 
@@ -149,6 +243,13 @@ static int read_value(json_object *top, const char *key, const char *name, bool 
         *out = json_object_get_double(value);
         if (!isfinite(*out) || *out <= 0)
                 return bad(why, whylen, name, key, "the value must be a number above 0");
+        if (*out < min || *out > max) {
+                char what[160];
+
+                snprintf(what, sizeof(what), "value %.17g is outside the plausible range %g..%g %s",
+                         *out, min, max, unit);
+                return bad(why, whylen, name, key, what);
+        }
         *have = true;
         return 0;
 }
@@ -254,17 +355,20 @@ int calibration_parse(const char *text, size_t len, const char *name, struct cal
         }
         if (!ret)
                 ret = read_value(top, "flux_unit_bytes", name, &u->have_flux_unit,
-                                 &u->flux_unit_bytes, why, whylen);
+                                 &u->flux_unit_bytes, CALIB_FLUX_UNIT_MIN, CALIB_FLUX_UNIT_MAX,
+                                 "bytes per count", why, whylen);
         if (!ret)
                 ret = read_value(top, "latency_clock_hz", name, &u->have_latency_clock,
-                                 &u->latency_clock_hz, why, whylen);
+                                 &u->latency_clock_hz, CALIB_CLOCK_MIN_HZ, CALIB_CLOCK_MAX_HZ, "Hz",
+                                 why, whylen);
         if (!ret)
-                ret = read_value(top, "ptt_clock_hz", name, &u->have_trace_clock,
-                                 &u->trace_clock_hz, why, whylen);
+                ret =
+                    read_value(top, "ptt_clock_hz", name, &u->have_trace_clock, &u->trace_clock_hz,
+                               CALIB_CLOCK_MIN_HZ, CALIB_CLOCK_MAX_HZ, "Hz", why, whylen);
         /* Checked like the others, though no option takes it. */
         if (!ret)
-                ret = read_value(top, "time_clock_hz", name, &have_time_clock, &time_clock, why,
-                                 whylen);
+                ret = read_value(top, "time_clock_hz", name, &have_time_clock, &time_clock,
+                                 CALIB_CLOCK_MIN_HZ, CALIB_CLOCK_MAX_HZ, "Hz", why, whylen);
         if (!ret)
                 ret = read_time_mode(top, name, u, why, whylen);
         json_object_put(top);

@@ -36,9 +36,16 @@ struct calibration_units {
  * The host adds "pciescope_version". */
 struct json_object *calibration_json(const struct calibration *c, const char *machine);
 
-/* Writes @o (pretty) to @path via a temporary file and rename. 0 or a
- * negative errno with @why naming the file. */
+/* Writes @o (pretty) to @path, mode 0644: through a new temporary file of
+ * a fresh name in @path's directory (mkostemp: nothing planted at a
+ * predictable name is followed), then rename. 0 or a negative errno with
+ * @why naming the file. */
 int calibration_file_write(struct json_object *o, const char *path, char *why, size_t whylen);
+
+/* Whether calibration_file_write() could create @path (a temporary file
+ * is made in its directory and removed): checked before measuring. 0 or
+ * a negative errno with @why naming the file. */
+int calibration_file_check(const char *path, char *why, size_t whylen);
 
 /*
  * calibration_file_read - parse @path. Returns 0, or -ENOENT/-EACCES/...

@@ -554,26 +554,31 @@ static const struct engine_option options[] = {
      .help = "endpoints published per PCIe core when no `Endpoint` is given."},
     {.name = "FluxUnit",
      .kind = ENGINE_OPT_NUMBER,
-     .min = 0,
-     .min_exclusive = true,
-     .max = 4096,
+     .min = CALIB_FLUX_UNIT_MIN,
+     .max = CALIB_FLUX_UNIT_MAX,
      .set = set_double,
      .offset = OFF(pmu.flux_unit_bytes),
-     .value_text = "bytes",
+     .value_text = "bytes, 1..4096",
      .default_text = "`4`",
-     .help = "bytes per `*_flux` count. Undocumented by HiSilicon; one DW is our assumption (the "
-             "length filters count in DW). With `Detail \"full\"` the raw counters are exported "
-             "too, so a different unit can be applied later."},
+     .help =
+         "bytes per `*_flux` count. Undocumented by HiSilicon; one DW is our assumption (the "
+         "length filters count in DW). With `Detail \"full\"` the raw counters are exported "
+         "too, so a different unit can be applied later. The range is what is plausible: a count "
+         "of at least a byte and at most one 4096-byte payload (from a `CalibrationFile` "
+         "too)."},
     {.name = "LatencyClock",
      .kind = ENGINE_OPT_NUMBER,
-     .min = 1,
-     .max = 1e12,
+     .min = CALIB_CLOCK_MIN_HZ,
+     .max = CALIB_CLOCK_MAX_HZ,
      .set = set_double,
      .offset = OFF(pmu.latency_clock_hz),
-     .value_text = "Hz",
+     .value_text = "Hz, 1e6..1e10",
      .default_text = "`1000000000`",
-     .help = "clock of the `*_latency` cycles, to turn them into seconds. Undocumented; with "
-             "`Detail \"full\"` the cycles are exported too (`pcie_port_latency_cycles`)."},
+     .help =
+         "clock of the `*_latency` cycles, to turn them into seconds. Undocumented; with "
+         "`Detail \"full\"` the cycles are exported too (`pcie_port_latency_cycles`). The range "
+         "is what is plausible for a clock of PCIe logic, 1 MHz to 10 GHz (from a "
+         "`CalibrationFile` too)."},
     {.name = "CalibrationFile",
      .kind = ENGINE_OPT_FILE,
      .set = set_calibration_file,
@@ -780,14 +785,15 @@ static const struct engine_option options[] = {
              "(11 bits in 4DW, 32 in 8DW, wraps handled). See [docs/ptt.md](docs/ptt.md)."},
     {.name = "TraceClock",
      .kind = ENGINE_OPT_WHOLE,
-     .min = 1,
-     .max = 1e11,
+     .min = CALIB_CLOCK_MIN_HZ,
+     .max = CALIB_CLOCK_MAX_HZ,
      .set = set_u64,
      .offset = OFF(trace.clock_hz),
-     .value_text = "Hz",
+     .value_text = "Hz, 1e6..1e10",
      .default_text = "`100000000`",
      .help = "ticks per second of the Time field (undocumented; 100 MHz is an assumption, also the "
-             "simulator's); latencies in seconds scale with it."},
+             "simulator's); latencies in seconds scale with it. The range is what is plausible for "
+             "a clock of PCIe logic, 1 MHz to 10 GHz (from a `CalibrationFile` too)."},
     {.name = "TraceTopRequesters",
      .kind = ENGINE_OPT_WHOLE,
      .min = 0,

@@ -381,6 +381,10 @@ void sim_close(struct sim *s)
 struct hw_load {
         double t_end, seconds;
         uint64_t bytes;
+        /* --run: the command runs for real (load_ops_system: its process
+         * group, its time limit); the simulated device carries its bytes */
+        struct hw_load *command;
+        bool command_ended;
 };
 
 static int sim_load_start(void *ctx, const struct hw_load_request *req, struct hw_load **out,
@@ -395,12 +399,6 @@ static int sim_load_start(void *ctx, const struct hw_load_request *req, struct h
         int ret;
 
         *out = NULL;
-        if (req->command) {
-                snprintf(why, whylen,
-                         "a simulated machine cannot measure a command's traffic; leave out "
-                         "--run (the simulation adds the bytes to the device's traffic)");
-                return -EOPNOTSUPP;
-        }
         if (pci_addr_parse(req->bdf, &a) ||
             (dev = sim_machine_find(m, (uint16_t)a.domain, a.bus, a.dev, a.func)) == SIM_NONE) {
                 snprintf(why, whylen, "%s: no such function on the simulated machine \"%s\"",
@@ -425,11 +423,20 @@ static int sim_load_start(void *ctx, const struct hw_load_request *req, struct h
                 return -ENOMEM;
         l->bytes = req->bytes;
         l->seconds = (double)req->bytes / rate;
+        if (req->command) {
+                ret = load_ops_system.start(NULL, req, &l->command, why, whylen);
+                if (ret) {
+                        free(l);
+                        return ret;
+                }
+        }
         now = sim_pmu_now(s->pmu);
         l->t_end = now + l->seconds;
         ret = sim_pmu_add_load(s->pmu, dev, (double)req->bytes, req->io_size, now, l->t_end);
         if (ret) {
                 snprintf(why, whylen, "the simulated device cannot take another load now");
+                if (l->command)
+                        load_ops_system.release(NULL, l->command);
                 free(l);
                 return ret;
         }
@@ -442,19 +449,28 @@ static int sim_load_poll(void *ctx, struct hw_load *l, struct hw_load_result *re
 {
         struct sim *s = ctx;
 
-        (void)why;
-        (void)whylen;
+        if (l->command && !l->command_ended) {
+                struct hw_load_result cres = {0};
+                int ret = load_ops_system.poll(NULL, l->command, &cres, why, whylen);
+
+                if (ret <= 0)
+                        return ret;
+                l->command_ended = true;
+        }
         if (sim_pmu_now(s->pmu) < l->t_end)
                 return 0;
         res->bytes = l->bytes;
         res->seconds = l->seconds;
-        snprintf(res->what, sizeof(res->what), "simulated DMA writes");
+        snprintf(res->what, sizeof(res->what), "%s",
+                 l->command ? "command (simulated DMA writes)" : "simulated DMA writes");
         return 1;
 }
 
 static void sim_load_release(void *ctx, struct hw_load *l)
 {
         (void)ctx;
+        if (l->command)
+                load_ops_system.release(NULL, l->command);
         free(l); /* a simulated load runs to its end: its counts are its truth */
 }
 

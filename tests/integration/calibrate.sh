@@ -50,11 +50,64 @@ check "outbound requests carry the Root Port's ID 00:00.0" \
 check "each result lists its repeats (5 by default)" \
 	[ "$(field "$tmp/odd.json" "len(d['flux_unit_bytes']['samples'])")" = 5 ]
 
-"$P" calibrate --simulate "$ODD" --device 0000:01:00.0 --repeat 2 --bytes 256M --json \
+"$P" calibrate --simulate "$ODD" --device 0000:01:00.0 --repeat 3 --bytes 256M --json \
 	--output "$tmp/odd2.json" >"$tmp/odd2.out" 2>/dev/null
 check "--json prints what the file holds" cmp -s "$tmp/odd2.out" "$tmp/odd2.json"
-check "--repeat 2 --bytes 256M: 2 loads of 256 MiB" \
-	[ "$(field "$tmp/odd2.json" "(d['load']['bytes'], d['flux_unit_bytes']['repeats'])")" = "(536870912, 2)" ]
+check "--repeat 3 --bytes 256M: 3 loads of 256 MiB" \
+	[ "$(field "$tmp/odd2.json" "(d['load']['bytes'], d['flux_unit_bytes']['repeats'])")" = "(805306368, 3)" ]
+
+# ---- 1b. the least load and the fewest repeats a value needs ---------------
+# --bytes 1: each repeat moves one byte, a fraction of a flux count. It was
+# "consistent" from one usable repeat, and the file made pmu read rx_mwr
+# hundreds of GB/s; now every repeat is dropped as a load too small.
+for b in 1 32M; do
+	"$P" calibrate --simulate "$ODD" --device 0000:01:00.0 --bytes "$b" --output "$tmp/small.json" >"$tmp/small.txt" 2>"$tmp/small.err"
+	rc=$?
+	check "--bytes $b: exit 1, the flux unit not measurable (rc $rc: $(grep -A1 'bytes per flux' "$tmp/small.txt" | tr -s ' ' | head -c 300))" \
+		eval '[ "$rc" -eq 1 ] && grep -q "^  bytes per flux count *- *- *0/5 *not measurable" "$tmp/small.txt"'
+	check "... why: load too small, under 64 MiB or 1000 flux counts per repeat" \
+		grep -q "load too small: every repeat moved under 64 MiB or added under 1000 flux counts" "$tmp/small.txt"
+	check "... the file says 5 of 5 repeats dropped, and why" \
+		[ "$(field "$tmp/small.json" "(d['flux_unit_bytes']['verdict'], d['flux_unit_bytes']['dropped'], d['flux_unit_bytes']['asked'], [x['why'] for x in d['flux_unit_bytes']['drops']])")" = "('not measurable', 5, 5, ['load too small (under 64 MiB moved)'])" ]
+done
+bw_small=$("$P" pmu --simulate "$ODD" --count 1 --json --calibration "$tmp/small.json" 2>/dev/null | python3 -c '
+import json, sys
+for r in reversed(json.load(sys.stdin)):
+    l = r["labels"]
+    if r["metric"] == "pcie_port_bandwidth_bytes_per_second" and l.get("port") == "0000:00:00.0" and l.get("tlp") == "mwr" and l.get("direction", "rx") == "rx":
+        print(r["value"]); break')
+bw_def=$("$P" pmu --simulate "$ODD" --count 1 --json 2>/dev/null | python3 -c '
+import json, sys
+for r in reversed(json.load(sys.stdin)):
+    l = r["labels"]
+    if r["metric"] == "pcie_port_bandwidth_bytes_per_second" and l.get("port") == "0000:00:00.0" and l.get("tlp") == "mwr" and l.get("direction", "rx") == "rx":
+        print(r["value"]); break')
+check "... and pmu with that file keeps the default flux unit: rx_mwr $bw_small = $bw_def B/s" \
+	within "${bw_small:-0}" "${bw_def:-1}" 0.5
+
+# A machine whose units are outside what is physically plausible (a flux
+# count of a thousandth of a byte, a 100 GHz latency clock): measured,
+# printed in the table's columns, not applied.
+ABS="$FIXTURES/machines/calib-absurd-units.json"
+"$P" calibrate --simulate "$ABS" --device 0000:01:00.0 --bytes 256M --output "$tmp/abs.json" >"$tmp/abs.txt" 2>/dev/null
+rc=$?
+check "implausible units: exit 1 (rc $rc)" [ "$rc" -eq 1 ]
+check "... the flux unit 0.001 B is not measurable: outside the plausible range 1..4096 bytes per count" \
+	eval 'grep -q "^  bytes per flux count *0.001 B .*not measurable" "$tmp/abs.txt" &&
+	      grep -q "0.001 is outside the plausible range 1..4096 bytes per count" "$tmp/abs.txt"'
+check "... the latency clock 1e11 Hz likewise (1e+06..1e+10 Hz)" \
+	eval 'grep -q "^  latency clock *1.000[0-9]*e+11 Hz .*not measurable" "$tmp/abs.txt" &&
+	      grep -q "e+11 is outside the plausible range 1e+06..1e+10 Hz" "$tmp/abs.txt"'
+# Every row's columns start where the header's do.
+check "... every column of every row starts under its header" \
+	awk '/^  unit  / { v = index($0, " value "); s = index($0, " spread "); r = index($0, " repeats "); d = index($0, " verdict "); hdr = 1; next }
+	     hdr && /^  (bytes per flux count|\*_time clock|PTT Time clock|latency clock|PTT Time field) / {
+	         n++; if (substr($0, v, 1) != " " || substr($0, v + 1, 1) == " " || substr($0, s, 1) != " " || substr($0, s + 1, 1) == " " ||
+	                  substr($0, r, 1) != " " || substr($0, r + 1, 1) == " " || substr($0, d + 1, 1) !~ /[cin]/) bad++ }
+	     END { exit !(n == 5 && bad == 0) }' "$tmp/abs.txt"
+"$P" pmu --simulate "$ABS" --count 1 --calibration "$tmp/abs.json" >/dev/null 2>"$tmp/abs-pmu.err"
+rc=$?
+check "... the file it wrote is readable: pmu --calibration exits 0 (rc $rc: $(head -c 200 "$tmp/abs-pmu.err"))" [ "$rc" -eq 0 ]
 
 # ---- 2. the defaults, and a port other functions read through --------------
 "$P" calibrate --simulate kunpeng930-2p --device 0000:02:00.0 --repeat 3 --output "$tmp/k.json" >/dev/null 2>&1
@@ -65,15 +118,17 @@ check "kunpeng930-2p: the assumed defaults hold: 4 B, 100 MHz, 1 GHz, delta" \
 	      within "$(field "$tmp/k.json" "d[\"ptt_clock_hz\"][\"value\"]")" 100e6 2 &&
 	      within "$(field "$tmp/k.json" "d[\"latency_clock_hz\"][\"value\"]")" 1e9 2 &&
 	      [ "$(field "$tmp/k.json" "d[\"ptt_time_mode\"][\"value\"]")" = delta ]'
-"$P" calibrate --simulate kunpeng930-misconfig --device 0000:04:00.0 --repeat 2 --output "$tmp/m.json" >"$tmp/m.txt" 2>&1
+"$P" calibrate --simulate kunpeng930-misconfig --device 0000:04:00.0 --repeat 3 --output "$tmp/m.json" >"$tmp/m.txt" 2>&1
 rc=$?
 check "a port shared with another reader: exit 1, some not consistent (rc $rc)" [ "$rc" -eq 1 ]
 check "... the latency clock is not measurable, and says why" \
 	grep -q 'other functions below 0000:00:08.0 made' "$tmp/m.txt"
 check "... and is left out of what the file applies" \
 	[ "$(field "$tmp/m.json" "d['latency_clock_hz']['verdict']")" = "not measurable" ]
+check "... its 3 repeats were dropped, and the file says why" \
+	[ "$(field "$tmp/m.json" "(d['latency_clock_hz']['dropped'], [(x['why'], x['repeats']) for x in d['latency_clock_hz']['drops']])")" = "(3, [('other functions below the Root Port read too', 3)])" ]
 
-"$P" calibrate --simulate kunpeng930-2p --kernel 6.2 --device 0000:02:00.0 --repeat 2 --output "$tmp/k62.json" >"$tmp/k62.txt" 2>&1
+"$P" calibrate --simulate kunpeng930-2p --kernel 6.2 --device 0000:02:00.0 --repeat 3 --output "$tmp/k62.json" >"$tmp/k62.txt" 2>&1
 rc=$?
 check "Linux 6.2 (no rx_mwr_flux pair): exit 1, the flux unit not measurable and why (rc $rc)" \
 	eval '[ "$rc" -eq 1 ] && grep -q "offers no rx_mwr_flux/rx_mwr_time pair (Linux 6.9 or later does)" "$tmp/k62.txt"'
@@ -134,7 +189,7 @@ else
 fi
 
 # ---- 4. snapshot --device: the calibration goes with the machine -----------
-"$P" snapshot --simulate "$ODD" --device 0000:01:00.0 --repeat 2 -o "$tmp/snap.tar.gz" \
+"$P" snapshot --simulate "$ODD" --device 0000:01:00.0 --repeat 3 -o "$tmp/snap.tar.gz" \
 	--description "$tmp/snap.json" >/dev/null 2>"$tmp/snap.err"
 rc=$?
 check "snapshot --device: exit 0 (rc $rc; $(tail -n 1 "$tmp/snap.err" | head -c 200))" [ "$rc" -eq 0 ]
@@ -145,12 +200,83 @@ check "... the description carries the calibrated units (16 B, 200 MHz, 500 MHz,
 	      within "$(field "$tmp/snap.json" "d[\"hisi_pcie\"][\"latency_clock_hz\"]")" 500e6 2 &&
 	      within "$(field "$tmp/snap.json" "d[\"hisi_pcie\"][\"ptt_clock_hz\"]")" 250e6 2 &&
 	      [ "$(field "$tmp/snap.json" "d[\"hisi_pcie\"][\"ptt_time\"]")" = absolute ]'
-"$P" calibrate --simulate "$tmp/snap.json" --device 0000:01:00.0 --repeat 2 -o "$tmp/again.json" >"$tmp/again.txt" 2>/dev/null
+"$P" calibrate --simulate "$tmp/snap.json" --device 0000:01:00.0 --repeat 3 -o "$tmp/again.json" >"$tmp/again.txt" 2>/dev/null
 check "calibrate on the snapshot's simulated copy finds the same flux unit and time clock" \
 	eval 'within "$(field "$tmp/again.json" "d[\"flux_unit_bytes\"][\"value\"]")" 16 2 &&
 	      within "$(field "$tmp/again.json" "d[\"time_clock_hz\"][\"value\"]")" 200e6 2'
 check "... and says why its trace phases measure nothing (the copy is idle)" \
 	grep -q "held no outbound TLPs at 0000:00:00.0" "$tmp/again.txt"
+
+# ---- 4b. the file is written through a fresh temporary name ----------------
+# A symlink planted at the name a predictable temporary file would take
+# (FILE.tmp) and one at a likely mkstemp-style name must not be followed.
+echo "victim's own text" >"$tmp/victim"
+mkdir "$tmp/out"
+ln -s "$tmp/victim" "$tmp/out/cal.json.tmp"
+"$P" calibrate --simulate "$ODD" --device 0000:01:00.0 --repeat 3 --bytes 256M \
+	--output "$tmp/out/cal.json" >/dev/null 2>"$tmp/sym.err"
+rc=$?
+check "calibrate with a symlink planted at cal.json.tmp: exit 0 (rc $rc; $(head -c 200 "$tmp/sym.err"))" [ "$rc" -eq 0 ]
+check "... the symlink's target is untouched" [ "$(cat "$tmp/victim")" = "victim's own text" ]
+check "... the symlink is still a symlink, to the same target" \
+	eval '[ -L "$tmp/out/cal.json.tmp" ] && [ "$(readlink "$tmp/out/cal.json.tmp")" = "$tmp/victim" ]'
+check "... cal.json is a regular file holding the calibration" \
+	eval '[ -f "$tmp/out/cal.json" ] && [ ! -L "$tmp/out/cal.json" ] && [ "$(field "$tmp/out/cal.json" "d[\"pciescope_calibration\"]")" = 1 ]'
+check "... readable by others (0644, like a configuration file)" \
+	[ "$(stat -c %a "$tmp/out/cal.json")" = 644 ]
+check "... and no temporary file is left behind" \
+	[ "$(ls -A "$tmp/out" | sort | tr '\n' ' ')" = "cal.json cal.json.tmp " ]
+
+# ---- 4c. --run: the command's process group and its time limit -------------
+# The simulated machine runs the command for real; the device carries the
+# bytes --bytes states.
+"$P" calibrate --simulate "$ODD" --device 0000:01:00.0 --repeat 3 --run true --bytes 256M \
+	--output "$tmp/run.json" >"$tmp/run.txt" 2>"$tmp/run.err"
+rc=$?
+check "--run true --bytes 256M: exit 0, the flux unit 16 B (rc $rc; $(head -c 200 "$tmp/run.err"))" \
+	eval '[ "$rc" -eq 0 ] && within "$(field "$tmp/run.json" "d[\"flux_unit_bytes\"][\"value\"]")" 16 2'
+# alive MARKER: processes whose command line holds MARKER (zombies, this
+# awk and pciescope itself, which has it in its --run, left out)
+alive() { ps -eo stat=,args= | awk -v m="$1" '$1 !~ /^Z/ && index($0, m) && !index($0, "awk") && !index($0, "pciescope") { n++ } END { print n + 0 }'; }
+mark=$$$RANDOM # digits: sleep 1000.$mark is a number
+for how in "a command that ignores SIGTERM|trap '' TERM; sleep 1000.$mark; :" \
+	"a child that forks a grandchild ignoring SIGTERM|sh -c \"trap '' TERM; sleep 1001.$mark & wait\"; :"; do
+	what=${how%%|*}
+	cmd=${how#*|}
+	t0=$(date +%s.%N)
+	"$P" calibrate --simulate "$ODD" --device 0000:01:00.0 --repeat 3 --run "$cmd" --bytes 256M \
+		--run-timeout 1 --output "$tmp/hang.json" >"$tmp/hang.txt" 2>"$tmp/hang.err"
+	rc=$?
+	took=$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }')
+	check "--run-timeout 1, $what: exit 1 after $took s (the 1 s limit, 2 s grace, at most 3 s more; rc $rc)" \
+		eval '[ "$rc" -eq 1 ] && awk -v t="$took" "BEGIN { exit !(t >= 1 && t < 6) }"'
+	check "... it says the command ran past its time limit" \
+		grep -q "the load failed: the command ran past its time limit of 1 s (--run-timeout): its process group was stopped" "$tmp/hang.txt"
+	check "... and no process of it is left ($(ps -eo pid,stat,args | grep "100[01]\.$mark" | grep -v grep | head -c 200))" \
+		[ "$(alive "1000.$mark")$(alive "1001.$mark")" = 00 ]
+done
+# calibrate itself stopped (SIGTERM, as a service manager or kill would):
+# the command is not in its process group, and is killed with it. The
+# program itself gets the signal (PCIESCOPE_BINARY: where $P is a wrapper
+# script, sanitize.sh's).
+"${PCIESCOPE_BINARY:-$P}" calibrate --simulate "$ODD" --device 0000:01:00.0 --repeat 3 --run "sleep 1002.$mark" --bytes 256M \
+	--output "$tmp/term.json" >/dev/null 2>&1 &
+cpid=$!
+for _ in $(seq 50); do # until the command runs (a sanitized build starts slowly)
+	before=$(alive "1002.$mark")
+	[ "$before" -ge 1 ] && break
+	sleep 0.2
+done
+kill -TERM "$cpid"
+wait "$cpid"
+rc=$?
+sleep 0.5
+check "calibrate stopped by SIGTERM during --run: ends by it (rc $rc), the command (running before: $before) killed too" \
+	eval '[ "$rc" -eq 143 ] && [ "$before" -ge 1 ] && [ "$(alive "1002.$mark")" -eq 0 ]'
+refused "--run-timeout 0" "--run-timeout 0: seconds from 0.1 to 86400" \
+	"$P" calibrate --simulate "$ODD" --device 0000:01:00.0 --run true --bytes 1G --run-timeout 0 --output "$tmp/x.json"
+refused "--run-timeout without --run" "--run-timeout is the time limit of a --run command" \
+	"$P" calibrate --simulate "$ODD" --device 0000:01:00.0 --run-timeout 5 --output "$tmp/x.json"
 
 # ---- 5. refusals ------------------------------------------------------------
 refused() { # description, expected text, command...
@@ -166,12 +292,41 @@ refused "no such function" "0000:09:00.0: no such PCI function" "$P" calibrate -
 refused "a Root Port" "is not below a Root Port" "$P" calibrate --simulate "$ODD" --device 0000:00:00.0 --output "$tmp/x.json"
 refused "an Intel machine" "no hisi_pcie PMU covers" "$P" calibrate --simulate spr-2s --device 0000:16:00.0 --output "$tmp/x.json"
 refused "an lspci dump" "no load can be made on this machine view (an lspci dump" "$P" calibrate --pci-dump "$(ls "$FIXTURES"/pcidump/*.txt | head -n 1)" --device 0000:00:00.0 --output "$tmp/x.json"
-refused "--repeat 0" "--repeat 0: a number from 1 to 32" "$P" calibrate --simulate "$ODD" --device 0000:01:00.0 --repeat 0
+refused "--repeat 0" "--repeat 0: a number from 3 to 32" "$P" calibrate --simulate "$ODD" --device 0000:01:00.0 --repeat 0
+refused "--repeat 1: one repeat has no spread" "--repeat 1: a number from 3 to 32 (a value needs at least 3 repeats that agree)" \
+	"$P" calibrate --simulate "$ODD" --device 0000:01:00.0 --repeat 1 --output "$tmp/x.json"
+refused "--repeat 2" "--repeat 2: a number from 3 to 32" "$P" calibrate --simulate "$ODD" --device 0000:01:00.0 --repeat 2 --output "$tmp/x.json"
+refused "snapshot --device --repeat 2" "--repeat 2: a number from 3 to 32" "$P" snapshot --simulate "$ODD" --device 0000:01:00.0 --repeat 2 -o "$tmp/x.tar.gz"
 refused "--run without --bytes" "--run needs --bytes" "$P" calibrate --simulate "$ODD" --device 0000:01:00.0 --run true
 refused "--bytes 12Q" "--bytes 12Q" "$P" calibrate --simulate "$ODD" --device 0000:01:00.0 --bytes 12Q
-refused "an unwritable --output" "cannot write the calibration file" "$P" calibrate --simulate "$ODD" --device 0000:01:00.0 --repeat 1 --bytes 64M --output /nonexistent/dir/c.json
+refused "an unwritable --output" "cannot write the calibration file" "$P" calibrate --simulate "$ODD" --device 0000:01:00.0 --repeat 3 --bytes 64M --output /nonexistent/dir/c.json
+refused "an --output in a missing directory, checked before measuring" \
+	"cannot write the calibration file: $tmp/none/c.json" \
+	"$P" calibrate --simulate "$ODD" --device 0000:09:00.0 --output "$tmp/none/c.json"
+mkdir "$tmp/adir"
+refused "an --output that is a directory" "$tmp/adir: Is a directory" \
+	"$P" calibrate --simulate "$ODD" --device 0000:01:00.0 --output "$tmp/adir"
 printf '{"pciescope_calibration": 1, "flux_unit_bytes": {"value": 4, "verdict": "consistent"},}' >"$tmp/comma.json"
 refused "--calibration with a JSON error" "comma.json: byte" "$P" pmu --simulate "$ODD" --calibration "$tmp/comma.json"
+# Units outside the plausible ranges, from a file or an option.
+printf '{"pciescope_calibration": 1, "flux_unit_bytes": {"value": 1e-300, "verdict": "consistent"}}' >"$tmp/tiny.json"
+refused "--calibration with a flux unit of 1e-300 bytes" \
+	"tiny.json: flux_unit_bytes: value 1e-300 is outside the plausible range 1..4096 bytes per count" \
+	"$P" pmu --simulate "$ODD" --calibration "$tmp/tiny.json"
+printf '{"pciescope_calibration": 1, "latency_clock_hz": {"value": 5e12, "verdict": "consistent"}}' >"$tmp/fast.json"
+refused "--calibration with a 5 THz latency clock" \
+	"fast.json: latency_clock_hz: value 5000000000000 is outside the plausible range 1e+06..1e+10 Hz" \
+	"$P" pmu --simulate "$ODD" --calibration "$tmp/fast.json"
+printf '{"pciescope_calibration": 1, "ptt_clock_hz": {"value": 1000, "verdict": "consistent"}}' >"$tmp/slow.json"
+refused "--calibration with a 1 kHz PTT clock" \
+	"slow.json: ptt_clock_hz: value 1000 is outside the plausible range 1e+06..1e+10 Hz" \
+	"$P" pmu --simulate "$ODD" --calibration "$tmp/slow.json"
+refused "--option FluxUnit=1e-300" "--option FluxUnit 1e-300: must be from 1 to 4096" \
+	"$P" pmu --simulate "$ODD" --count 1 --option FluxUnit=1e-300
+refused "--option LatencyClock=1e12" "--option LatencyClock 1e12: must be from 1e+06 to 1e+10" \
+	"$P" pmu --simulate "$ODD" --count 1 --option LatencyClock=1e12
+refused "--clock-hz 1000" "--clock-hz 1000: must be a whole number from 1e+06 to 1e+10" \
+	"$P" trace report --clock-hz 1000 /dev/null
 refused "--calibration of a missing file" "--calibration $tmp/none.json" "$P" pmu --simulate "$ODD" --calibration "$tmp/none.json"
 # This machine: virtio functions and no HiSilicon PMU.
 live=$(ls /sys/bus/pci/devices 2>/dev/null | tail -n 1)

@@ -17,6 +17,8 @@
 #include <string.h>
 
 #include <cmocka.h>
+#include <dirent.h>
+#include <time.h>
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
@@ -42,36 +44,124 @@
 static void test_value_verdicts(void **state)
 {
         struct calib_value v;
+        char text[200];
 
         (void)state;
         calib_value_init(&v, "");
-        calib_value_finish(&v, 0.02);
+        calib_value_finish(&v, 0.02, 5);
         assert_int_equal(v.verdict, CALIB_NOT_MEASURABLE);
         assert_string_equal(v.why, "not measured");
         assert_true(isnan(v.value));
 
+        /* Three usable repeats of five: consistent; the two that gave no
+         * number are counted as dropped, with the reason. */
         calib_value_init(&v, "");
         calib_value_add(&v, 100);
-        calib_value_add(&v, NAN);      /* ignored */
-        calib_value_add(&v, -3);       /* ignored */
-        calib_value_add(&v, INFINITY); /* ignored */
+        calib_value_add(&v, NAN); /* dropped */
+        calib_value_add(&v, -3);  /* dropped */
         calib_value_add(&v, 101);
         calib_value_add(&v, 99.5);
-        calib_value_finish(&v, 0.02);
+        calib_value_finish(&v, 0.02, 5);
         assert_int_equal(v.repeats, 3);
+        assert_int_equal(v.dropped, 2);
+        assert_int_equal(v.asked, 5);
         assert_float_equal(v.value, 100, 1e-12); /* the median */
         assert_float_equal(v.spread, 1.5 / 100, 1e-12);
         assert_int_equal(v.verdict, CALIB_CONSISTENT);
         assert_string_equal(v.why, "");
+        calib_value_drops_text(&v, text, sizeof(text));
+        assert_string_equal(text, "2 of 5 repeats dropped: 2 the counts gave no number (nothing "
+                                  "added, or no time)");
+
+        /* The same three of six asked: not more than half. */
+        calib_value_init(&v, "");
+        calib_value_add(&v, 100);
+        calib_value_add(&v, 101);
+        calib_value_add(&v, 99.5);
+        calib_value_drop(&v, "load too small (under 64 MiB moved)");
+        calib_value_drop(&v, "the load failed");
+        calib_value_drop(&v, "load too small (under 64 MiB moved)");
+        calib_value_finish(&v, 0.02, 6);
+        assert_int_equal(v.verdict, CALIB_NOT_MEASURABLE);
+        assert_float_equal(v.value, 100, 1e-12); /* kept, for people */
+        assert_string_equal(v.why, "only 3 usable repeats of 6: at least 3, and more than half, "
+                                   "are needed; 3 of 6 repeats dropped: 2 load too small (under "
+                                   "64 MiB moved), 1 the load failed");
+
+        /* One repeat, or two that agree exactly, are not a consistent value. */
+        for (int n = 1; n <= 2; n++) {
+                calib_value_init(&v, "");
+                for (int i = 0; i < n; i++)
+                        calib_value_add(&v, 16);
+                calib_value_finish(&v, 0.02, (size_t)n);
+                assert_int_equal(v.verdict, CALIB_NOT_MEASURABLE);
+                assert_float_equal(v.spread, 0, 0);
+                assert_non_null(strstr(v.why, n == 1 ? "only 1 usable repeat of 1: at least 3"
+                                                     : "only 2 usable repeats of 2: at least 3"));
+        }
+
+        /* More distinct reasons than kept: the last holds the rest. */
+        calib_value_init(&v, "");
+        calib_value_drop(&v, "a");
+        calib_value_drop(&v, "b");
+        calib_value_drop(&v, "c");
+        calib_value_drop(&v, "d");
+        calib_value_drop(&v, "e");
+        calib_value_drop(&v, "a");
+        calib_value_finish(&v, 0.02, 6);
+        assert_string_equal(v.why, "6 of 6 repeats dropped: 2 a, 1 b, 1 c, 2 other reasons");
 
         calib_value_init(&v, "");
         calib_value_add(&v, 4);
         calib_value_add(&v, 4.4);
-        calib_value_finish(&v, 0.02);
-        assert_float_equal(v.value, 4.2, 1e-12); /* even count: the middle two */
+        calib_value_add(&v, 4.2);
+        calib_value_finish(&v, 0.02, 3);
+        assert_float_equal(v.value, 4.2, 1e-12);
         assert_int_equal(v.verdict, CALIB_INCONSISTENT);
         assert_non_null(strstr(v.why, "differ by 9.5 %"));
         assert_string_equal(calib_verdict_name(CALIB_NOT_MEASURABLE), "not measurable");
+
+        /* Outside the plausible range: not measurable, and says so. */
+        calib_value_init(&v, "");
+        for (int i = 0; i < 3; i++)
+                calib_value_add(&v, 0.001);
+        calib_value_finish(&v, 0.02, 3);
+        assert_int_equal(v.verdict, CALIB_CONSISTENT);
+        calib_value_check_range(&v, CALIB_FLUX_UNIT_MIN, CALIB_FLUX_UNIT_MAX, "bytes per count");
+        assert_int_equal(v.verdict, CALIB_NOT_MEASURABLE);
+        assert_non_null(
+            strstr(v.why, "0.001 is outside the plausible range 1..4096 bytes per count"));
+}
+
+/* The table's numbers fit their columns, however large or small. */
+static void test_format(void **state)
+{
+        static const struct {
+                double x;
+                int width;
+                const char *text;
+        } cases[] = {
+            {16, 11, "16"},
+            {249995675.4, 11, "2.49996e+08"},
+            {1e300, 11, "1e+300"},
+            {-1.234567e-300, 11, "-1.235e-300"},
+            {-1.234567e-300, 8, "-1e-300"},
+            {123456789012.0, 8, "1.23e+11"},
+            {0.00123456789, 8, "0.001235"},
+            {1.5e-7, 8, "1.5e-07"},
+            {1e302, 8, "1e+302"},
+            {NAN, 8, "-"},
+            {INFINITY, 8, "inf"},
+        };
+        char buf[32];
+
+        (void)state;
+        for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+                calib_format(cases[i].x, cases[i].width, buf, sizeof(buf));
+                if (strcmp(buf, cases[i].text) || (int)strlen(buf) > cases[i].width)
+                        fail_msg("case %zu: %g in %d: \"%s\", not \"%s\"", i, cases[i].x,
+                                 cases[i].width, buf, cases[i].text);
+        }
 }
 
 static void test_estimators(void **state)
@@ -205,6 +295,22 @@ static void test_file_parse(void **state)
              "ptt_clock_hz: the value must be a number above 0"},
             {"{\"pciescope_calibration\": 1, \"ptt_time_mode\": {\"value\": \"tick\"}}",
              "ptt_time_mode: value must be"},
+            {"{\"pciescope_calibration\": 1, \"flux_unit_bytes\": {\"value\": 1e-300, "
+             "\"verdict\": \"consistent\"}}",
+             "flux_unit_bytes: value 1e-300 is outside the plausible range 1..4096 bytes per "
+             "count"},
+            {"{\"pciescope_calibration\": 1, \"flux_unit_bytes\": {\"value\": 4097, "
+             "\"verdict\": \"consistent\"}}",
+             "flux_unit_bytes: value 4097 is outside the plausible range 1..4096"},
+            {"{\"pciescope_calibration\": 1, \"latency_clock_hz\": {\"value\": 999999, "
+             "\"verdict\": \"consistent\"}}",
+             "latency_clock_hz: value 999999 is outside the plausible range 1e+06..1e+10 Hz"},
+            {"{\"pciescope_calibration\": 1, \"ptt_clock_hz\": {\"value\": 2e10, "
+             "\"verdict\": \"consistent\"}}",
+             "ptt_clock_hz: value 20000000000 is outside the plausible range 1e+06..1e+10 Hz"},
+            {"{\"pciescope_calibration\": 1, \"time_clock_hz\": {\"value\": 1, "
+             "\"verdict\": \"consistent\"}}",
+             "time_clock_hz: value 1 is outside the plausible range 1e+06..1e+10 Hz"},
         };
         for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
                 int ret;
@@ -269,14 +375,29 @@ static void test_option(void **state)
         assert_int_equal(c.trace.clock_hz, 249996000);
         engine_config_clear(&c);
 
-        /* A value the option's range refuses names the file and option. */
+        /* A value outside the plausible range names the file, key, value
+         * and range. */
         write_text(path, "{\"pciescope_calibration\": 1, \"flux_unit_bytes\": {\"value\": 1e6, "
                          "\"verdict\": \"consistent\"}}");
         assert_int_equal(engine_config_init(&c), 0);
         assert_int_not_equal(
             engine_config_set_string(&c, "CalibrationFile", path, why, sizeof(why)), 0);
         assert_non_null(strstr(why, path));
-        assert_non_null(strstr(why, "FluxUnit 1000000"));
+        assert_non_null(
+            strstr(why, "flux_unit_bytes: value 1000000 is outside the plausible range 1..4096"));
+        engine_config_clear(&c);
+
+        /* The options take the same ranges. */
+        assert_int_equal(engine_config_init(&c), 0);
+        assert_int_not_equal(engine_config_set_number(&c, "FluxUnit", 1e-300, why, sizeof(why)), 0);
+        assert_non_null(strstr(why, "must be from 1 to 4096"));
+        assert_int_not_equal(engine_config_set_number(&c, "LatencyClock", 1e11, why, sizeof(why)),
+                             0);
+        assert_int_not_equal(engine_config_set_number(&c, "TraceClock", 999999, why, sizeof(why)),
+                             0);
+        assert_int_equal(engine_config_set_number(&c, "FluxUnit", 1, why, sizeof(why)), 0);
+        assert_int_equal(engine_config_set_number(&c, "LatencyClock", 1e10, why, sizeof(why)), 0);
+        assert_int_equal(engine_config_set_number(&c, "TraceClock", 1e6, why, sizeof(why)), 0);
         engine_config_clear(&c);
 
         /* Not a file. */
@@ -429,21 +550,155 @@ static void test_sim_refusals(void **state)
                         fail_msg("case %zu: \"%s\" does not say \"%s\"", i, why, cases[i].why);
                 close_sim(&s);
         }
-        /* A command cannot load a simulated device: every unit that needs
-         * the load says so. */
+        /* A command that fails: every unit that needs the load says so. */
         open_sim(&s, SIM_MACHINE_DIR, "kunpeng930-2p");
         calibrate_opts_default(&o);
         o.device = "0000:02:00.0";
-        o.command = "true";
-        o.repeats = 1;
+        o.command = "exit 3";
+        o.repeats = 3;
         o.sleep_until = fake_sleep;
         assert_int_equal(engine_calibrate(s.e, &o, &c, why, sizeof(why)), 0);
         assert_int_equal(c.flux_unit_bytes.verdict, CALIB_NOT_MEASURABLE);
-        assert_non_null(strstr(c.flux_unit_bytes.why, "cannot measure a command"));
+        assert_non_null(strstr(c.flux_unit_bytes.why, "the command exited with status 3"));
         close_sim(&s);
 }
 
 /* ---- the live load op: a command (the disk reads: test_hw_load.c) ---- */
+
+/* Processes whose command line starts with @marker, zombies left out
+ * (*@zombies: how many of those). */
+static int count_marked(const char *marker, int *zombies)
+{
+        DIR *d = opendir("/proc");
+        struct dirent *de;
+        int n = 0;
+
+        assert_non_null(d);
+        *zombies = 0;
+        while ((de = readdir(d))) {
+                char path[300], buf[4096], state = 0;
+                size_t len;
+                FILE *f;
+
+                if (de->d_name[0] < '1' || de->d_name[0] > '9')
+                        continue;
+                snprintf(path, sizeof(path), "/proc/%s/cmdline", de->d_name);
+                f = fopen(path, "r");
+                if (!f)
+                        continue;
+                len = fread(buf, 1, sizeof(buf) - 1, f);
+                fclose(f);
+                for (size_t i = 0; i < len; i++)
+                        if (!buf[i])
+                                buf[i] = ' ';
+                buf[len] = '\0';
+                snprintf(path, sizeof(path), "/proc/%s/stat", de->d_name);
+                f = fopen(path, "r");
+                if (f) {
+                        if (fscanf(f, "%*d (%*[^)]) %c", &state) != 1)
+                                state = 0;
+                        fclose(f);
+                }
+                if (strncmp(buf, marker, strlen(marker)))
+                        continue;
+                if (state == 'Z')
+                        (*zombies)++;
+                else
+                        n++;
+        }
+        closedir(d);
+        return n;
+}
+
+static double mono(void)
+{
+        struct timespec ts;
+
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* Runs @command with @timeout_s to its end; its poll result, how long it
+ * took and *@why. */
+static int run_command(const char *command, double timeout_s, double *took, char *why,
+                       size_t whylen)
+{
+        struct hw_load_request req = {
+            .bytes = 1u << 20, .command = command, .timeout_s = timeout_s};
+        struct hw_load_result res = {0};
+        struct hw_load *l;
+        double t0 = mono();
+        int ret;
+
+        snprintf(req.bdf, sizeof(req.bdf), "0000:00:00.0");
+        assert_int_equal(load_ops_system.start(NULL, &req, &l, why, whylen), 0);
+        while (!(ret = load_ops_system.poll(NULL, l, &res, why, whylen)))
+                usleep(1000);
+        load_ops_system.release(NULL, l);
+        *took = mono() - t0;
+        return ret;
+}
+
+/* A command that ignores SIGTERM, or leaves a grandchild that does, is
+ * stopped whole: on its time limit and at its end, within the limit and
+ * the grace period, with nothing left running. */
+static void test_live_command_group(void **state)
+{
+        char why[512] = "", cmd[256];
+        double took;
+        int zombies, ret;
+
+        (void)state;
+        /* Ignores SIGTERM, runs past its 0.5 s. */
+        ret = run_command("trap '' TERM; sleep 1000.4241; :", 0.5, &took, why, sizeof(why));
+        assert_int_equal(ret, -ETIMEDOUT);
+        assert_non_null(strstr(why, "ran past its time limit of 0.5 s (--run-timeout)"));
+        if (!(took >= 0.5 && took < 0.5 + HW_LOAD_KILL_GRACE_S + 1.5))
+                fail_msg("stopped after %.2f s", took);
+        assert_int_equal(count_marked("sleep 1000.4241", &zombies), 0);
+
+        /* A child that forks a grandchild ignoring SIGTERM, and waits. */
+        ret = run_command("sh -c \"trap '' TERM; sleep 1000.4242 & wait\" & wait", 0.5, &took, why,
+                          sizeof(why));
+        assert_int_equal(ret, -ETIMEDOUT);
+        if (!(took < 0.5 + HW_LOAD_KILL_GRACE_S + 1.5))
+                fail_msg("stopped after %.2f s", took);
+        assert_int_equal(count_marked("sleep 1000.4242", &zombies), 0);
+
+        /* Ends at once, leaving a grandchild that ignores SIGTERM behind:
+         * a success, and the grandchild is stopped too. */
+        snprintf(cmd, sizeof(cmd), "(trap '' TERM; exec sleep 1000.4243) & exit 0");
+        ret = run_command(cmd, 0, &took, why, sizeof(why));
+        assert_int_equal(ret, 1);
+        if (!(took < HW_LOAD_KILL_GRACE_S + 1.5))
+                fail_msg("stopped after %.2f s", took);
+        assert_int_equal(count_marked("sleep 1000.4243", &zombies), 0);
+
+        /* A command that ends by itself, in time, is not held up. */
+        ret = run_command("sleep 0.1", 5, &took, why, sizeof(why));
+        assert_int_equal(ret, 1);
+        if (!(took < 1))
+                fail_msg("took %.2f s", took);
+
+        /* Released while running: the whole group is stopped. */
+        {
+                struct hw_load_request req = {.bytes = 1u << 20,
+                                              .command = "sleep 1000.4244 & trap '' TERM; wait"};
+                struct hw_load_result res = {0};
+                struct hw_load *l;
+
+                snprintf(req.bdf, sizeof(req.bdf), "0000:00:00.0");
+                assert_int_equal(load_ops_system.start(NULL, &req, &l, why, sizeof(why)), 0);
+                usleep(100000);
+                ret = load_ops_system.poll(NULL, l, &res, why, sizeof(why));
+                int running = count_marked("sleep 1000.4244", &zombies);
+
+                load_ops_system.release(NULL, l); /* before any assertion can leave */
+                assert_int_equal(ret, 0);
+                assert_int_equal(running, 1);
+                assert_int_equal(count_marked("sleep 1000.4244", &zombies), 0);
+        }
+}
 
 static void test_live_command(void **state)
 {
@@ -489,11 +744,12 @@ static void test_live_command(void **state)
 int main(void)
 {
         const struct CMUnitTest tests[] = {
-            cmocka_unit_test(test_value_verdicts), cmocka_unit_test(test_estimators),
-            cmocka_unit_test(test_time_mode),      cmocka_unit_test(test_file_parse),
-            cmocka_unit_test(test_option),         cmocka_unit_test(test_sim_odd_units),
-            cmocka_unit_test(test_sim_defaults),   cmocka_unit_test(test_sim_shared_port),
-            cmocka_unit_test(test_sim_refusals),   cmocka_unit_test(test_live_command),
+            cmocka_unit_test(test_value_verdicts),  cmocka_unit_test(test_format),
+            cmocka_unit_test(test_estimators),      cmocka_unit_test(test_time_mode),
+            cmocka_unit_test(test_file_parse),      cmocka_unit_test(test_option),
+            cmocka_unit_test(test_sim_odd_units),   cmocka_unit_test(test_sim_defaults),
+            cmocka_unit_test(test_sim_shared_port), cmocka_unit_test(test_sim_refusals),
+            cmocka_unit_test(test_live_command),    cmocka_unit_test(test_live_command_group),
         };
 
         return cmocka_run_group_tests(tests, NULL, NULL);

@@ -60,11 +60,14 @@ static const struct option_case option_cases[] = {
     {"Frobnicate", STR("yes"), -ENOENT, "unknown option"},
     {"collectaer", BOOL(false), 0, NULL}, /* keys are case-insensitive, as collectd's */
     {"CollectAER", STR("yes"), -EINVAL, "takes exactly one boolean"},
+    {"TraceClock", NUM(1e10), 0, NULL}, /* the highest plausible clock */
     {"TraceClock", NUM(250e6), 0, NULL},
-    {"TraceClock", NUM(0), -EINVAL, "from 1 to 1e+11"},
+    {"TraceClock", NUM(0), -EINVAL, "from 1e+06 to 1e+10"},
+    /* Plausible clocks only: 1 MHz .. 10 GHz. */
+    {"TraceClock", NUM(999999), -EINVAL, "from 1e+06 to 1e+10"},
     /* Huge values were converted unchecked (undefined; HighBandwidth... 1e30
      * became 0 and inverted the check). */
-    {"TraceClock", NUM(1e300), -EINVAL, "must be a whole number from 1 to 1e+11"},
+    {"TraceClock", NUM(1e300), -EINVAL, "must be a whole number from 1e+06 to 1e+10"},
     {"HighBandwidthThreshold", NUM(1e30), -EINVAL, "must be from 0 to 1e+15"},
     {"HighBandwidthThreshold", NUM(3938461538), 0, NULL},
     /* Fractions where a whole number is meant were silently truncated. */
@@ -72,9 +75,13 @@ static const struct option_case option_cases[] = {
     {"TraceBufferSize", NUM(33554432), 0, NULL},
     {"MaxConcurrentTraces", NUM(1.5), -EINVAL, "whole number from 1 to 1024"},
     {"TopTalkers", NUM(-1), -EINVAL, "from 0 to 1000"},
-    {"FluxUnit", NUM(0), -EINVAL, "above 0 and at most 4096"},
+    {"FluxUnit", NUM(0), -EINVAL, "must be from 1 to 4096"},
+    /* A flux count of less than a byte is not plausible (1e-300 made every
+     * bandwidth 0). */
+    {"FluxUnit", NUM(1e-300), -EINVAL, "must be from 1 to 4096"},
     {"FluxUnit", NUM(16), 0, NULL},
-    {"LatencyClock", NUM(NAN), -EINVAL, "must be from 1"},
+    {"LatencyClock", NUM(NAN), -EINVAL, "must be from 1e+06 to 1e+10"},
+    {"LatencyClock", NUM(2e10), -EINVAL, "must be from 1e+06 to 1e+10"},
     {"TraceTopRequesters", NUM(4096), 0, NULL},
     {"TraceTopRequesters", NUM(4097), -EINVAL, "from 0 to 4096"},
     {"MinReadRequestSize", NUM(384), -EINVAL, "power of two"},

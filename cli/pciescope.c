@@ -24,7 +24,12 @@
 #include "pcie_topo.h"
 
 /* Long options without a short letter. */
-#define OPT_RUN_TIMEOUT 1001
+enum {
+        OPT_MAX_CONNECTIONS = 1001,
+        OPT_MAX_CONNECTIONS_PER_CLIENT,
+        OPT_TIMEOUT,
+        OPT_RUN_TIMEOUT,
+};
 
 void cli_error(const char *fmt, ...)
 {
@@ -534,9 +539,9 @@ int main(int argc, char **argv)
             {"basic-auth-user", required_argument, NULL, 'u'},
             {"basic-auth-password-file", required_argument, NULL, 'w'},
             {"instance", required_argument, NULL, 'I'},
-            {"max-connections", required_argument, NULL, 1001},
-            {"max-connections-per-client", required_argument, NULL, 1002},
-            {"timeout", required_argument, NULL, 1003},
+            {"max-connections", required_argument, NULL, OPT_MAX_CONNECTIONS},
+            {"max-connections-per-client", required_argument, NULL, OPT_MAX_CONNECTIONS_PER_CLIENT},
+            {"timeout", required_argument, NULL, OPT_TIMEOUT},
             {"calibration", required_argument, NULL, 'A'},
             {"device", required_argument, NULL, 'E'},
             {"bytes", required_argument, NULL, 'b'},
@@ -700,14 +705,14 @@ int main(int argc, char **argv)
                 case 'I':
                         opts.instance = optarg;
                         break;
-                case 1001:
+                case OPT_MAX_CONNECTIONS:
                         bad = set_limit("--max-connections", optarg, 10000, &opts.max_connections);
                         break;
-                case 1002:
+                case OPT_MAX_CONNECTIONS_PER_CLIENT:
                         bad = set_limit("--max-connections-per-client", optarg, 10000,
                                         &opts.max_per_client);
                         break;
-                case 1003:
+                case OPT_TIMEOUT:
                         bad = set_limit("--timeout", optarg, 3600, &opts.timeout_s);
                         break;
                 case 'O':

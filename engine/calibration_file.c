@@ -5,6 +5,7 @@
  */
 #define _GNU_SOURCE
 #include "calibration_file.h"
+#include "safe_file.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -102,65 +103,37 @@ json_object *calibration_json(const struct calibration *c, const char *machine)
         return o;
 }
 
-/* The directory part of @path ("." for a bare name) into @dir. */
-static int dir_of(const char *path, char *dir, size_t size)
+/* The file is written through safe_file (a fresh random name beside it,
+ * O_EXCL|O_NOFOLLOW, then rename): a link planted at a name calibrate
+ * would use is never followed. Mode 0644 less the umask: collectd and
+ * other users read it like a configuration file. */
+#define CALIBRATION_FILE_MODE 0644
+
+static int refuse_directory(const char *path, char *why, size_t whylen)
 {
-        const char *slash = strrchr(path, '/');
-        size_t n = slash ? (size_t)(slash - path) : 1;
-
-        if (slash && n == 0)
-                n = 1; /* "/name": the root */
-        if (n >= size)
-                return -ENAMETOOLONG;
-        memcpy(dir, slash ? path : ".", n);
-        dir[n] = '\0';
-        return 0;
-}
-
-/* A new, empty temporary file next to @path, created by mkostemp (a fresh
- * name, O_EXCL: nothing planted there is followed). */
-static int open_temp(const char *path, char *tmp, size_t size, char *why, size_t whylen)
-{
-        char dir[4096];
-        const char *base = strrchr(path, '/');
-        int fd;
-
-        base = base ? base + 1 : path;
-        if (!*base) {
-                snprintf(why, whylen, "%s: not a file name", path);
-                return -EISDIR;
-        }
-        if (dir_of(path, dir, sizeof(dir)) ||
-            snprintf(tmp, size, "%s/.%s.XXXXXX", dir, base) >= (int)size) {
-                snprintf(why, whylen, "%s: name too long", path);
-                return -ENAMETOOLONG;
-        }
-        fd = mkostemp(tmp, O_CLOEXEC);
-        if (fd < 0) {
-                int ret = -errno;
-
-                snprintf(why, whylen, "%s: cannot create a file in %s: %s", path, dir,
-                         strerror(errno));
-                return ret;
-        }
-        return fd;
-}
-
-int calibration_file_check(const char *path, char *why, size_t whylen)
-{
-        char tmp[4096];
         struct stat st;
-        int fd;
 
         if (!stat(path, &st) && S_ISDIR(st.st_mode)) {
                 snprintf(why, whylen, "%s: %s", path, strerror(EISDIR));
                 return -EISDIR;
         }
-        fd = open_temp(path, tmp, sizeof(tmp), why, whylen);
-        if (fd < 0)
-                return fd;
-        close(fd);
-        unlink(tmp);
+        return 0;
+}
+
+int calibration_file_check(const char *path, char *why, size_t whylen)
+{
+        struct safe_file f;
+        int ret = refuse_directory(path, why, whylen);
+
+        if (ret)
+                return ret;
+        ret = safe_file_open(&f, path, CALIBRATION_FILE_MODE);
+        if (ret) {
+                snprintf(why, whylen, "%s: cannot create a file beside it: %s", path,
+                         strerror(-ret));
+                return ret;
+        }
+        safe_file_abort(&f);
         return 0;
 }
 
@@ -168,45 +141,23 @@ int calibration_file_write(json_object *o, const char *path, char *why, size_t w
 {
         const char *text = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY |
                                                                  JSON_C_TO_STRING_NOSLASHESCAPE);
-        char tmp[4096];
-        size_t len = strlen(text), off = 0;
-        struct stat st;
-        int fd, ret = 0;
+        size_t len = strlen(text);
+        char *buf;
+        int ret = refuse_directory(path, why, whylen);
 
-        if (!stat(path, &st) && S_ISDIR(st.st_mode)) {
-                snprintf(why, whylen, "%s: %s", path, strerror(EISDIR));
-                return -EISDIR;
+        if (ret)
+                return ret;
+        buf = malloc(len + 1);
+        if (!buf) {
+                snprintf(why, whylen, "%s: %s", path, strerror(ENOMEM));
+                return -ENOMEM;
         }
-        fd = open_temp(path, tmp, sizeof(tmp), why, whylen);
-        if (fd < 0)
-                return fd;
-        /* mkostemp makes it 0600; a calibration file is read by collectd
-         * and others, like a configuration file. */
-        if (fchmod(fd, 0644))
-                ret = -errno;
-        while (!ret && off <= len) {
-                /* the text, then its final newline */
-                const char *p = off < len ? text + off : "\n";
-                size_t n = off < len ? len - off : 1;
-                ssize_t w = write(fd, p, n);
-
-                if (w < 0 && errno == EINTR)
-                        continue;
-                if (w <= 0)
-                        ret = w < 0 ? -errno : -EIO;
-                else
-                        off += (size_t)w;
-        }
-        if (!ret && fsync(fd))
-                ret = -errno;
-        if (close(fd) && !ret)
-                ret = -errno;
-        if (!ret && rename(tmp, path))
-                ret = -errno;
-        if (ret) {
+        memcpy(buf, text, len);
+        buf[len] = '\n'; /* the text, then its final newline */
+        ret = safe_file_write(path, buf, len + 1, CALIBRATION_FILE_MODE);
+        free(buf);
+        if (ret)
                 snprintf(why, whylen, "%s: %s", path, strerror(-ret));
-                unlink(tmp);
-        }
         return ret;
 }
 

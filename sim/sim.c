@@ -10,6 +10,7 @@
 #include <limits.h>
 #include <linux/perf_event.h>
 #include <math.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -23,6 +24,7 @@
 #include "pci_addr.h"
 #include "pci_source.h"
 #include "pcie_link.h"
+#include "sim_events.h"
 #include "sim_hisi_ptt.h"
 #include "sim_intel_iio.h"
 #include "sim_sysfs.h"
@@ -52,6 +54,8 @@ struct sim {
         _Atomic uint64_t perf_ns, refresh_ns;
         uint64_t *aer_written; /* what sim_refresh last wrote (sim_sysfs.h) */
         uint8_t *flapped;      /* per device: its flapping link shows flap_width */
+        uint8_t *shown;        /* per device: its directory is in the tree (sim_events.h) */
+        pthread_mutex_t refresh_lock;
         struct pci_source *pci;
         char root[4096];
         char sys[4200];
@@ -283,6 +287,7 @@ int sim_open(const char *name_or_path, const struct sim_opts *opts, struct sim *
         s = calloc(1, sizeof(*s));
         if (!s)
                 return -ENOMEM;
+        pthread_mutex_init(&s->refresh_lock, NULL);
         /* A path: with a '/' or (issue 18, `--simulate snapshot.json`) ending in .json. */
         if (strchr(name_or_path, '/') ||
             (strlen(name_or_path) > 5 && !strcmp(name_or_path + strlen(name_or_path) - 5, ".json")))
@@ -349,6 +354,12 @@ int sim_open(const char *name_or_path, const struct sim_opts *opts, struct sim *
             .close = route_close,
             .ctx = s,
         };
+        /* Changes the schedule makes at its start are there from the first. */
+        ret = sim_refresh(s);
+        if (ret) {
+                snprintf(errbuf, errlen, "cannot bring the tree to its start: %s", strerror(-ret));
+                goto fail;
+        }
         *out = s;
         return 0;
 fail:
@@ -369,6 +380,8 @@ void sim_close(struct sim *s)
         sim_machine_free(s->machine);
         free(s->aer_written);
         free(s->flapped);
+        free(s->shown);
+        pthread_mutex_destroy(&s->refresh_lock);
         free(s);
 }
 
@@ -489,7 +502,8 @@ static int refresh_links(struct sim *s, double elapsed)
                 uint8_t phase;
                 unsigned int width;
 
-                if (!(d->flap_period_s > 0) || d->parent == SIM_NONE)
+                if (!(d->flap_period_s > 0) || d->parent == SIM_NONE || !s->shown[i] ||
+                    !s->shown[d->parent])
                         continue;
                 phase = (uint8_t)((uint64_t)floor(elapsed / d->flap_period_s) & 1);
                 if (phase == s->flapped[i])
@@ -505,29 +519,110 @@ static int refresh_links(struct sim *s, double elapsed)
         return 0;
 }
 
-int sim_refresh(struct sim *s)
+/*
+ * Functions removed or back (sim_events.h): a removed one's directory goes
+ * (those below it go in the same pass: each has its own entry), one that
+ * came back is written again as a new pci_dev: its files as described,
+ * its link trained, its AER files rewritten by the next update.
+ */
+static int refresh_presence(struct sim *s, double elapsed)
 {
+        const struct sim_machine *m = s->machine;
+        int ret;
+
+        for (size_t i = 0; i < m->device_count; i++) {
+                uint8_t present;
+
+                if (!s->shown[i] && !sim_device_has_events(m, i))
+                        continue;
+                present = sim_device_present(m, i, elapsed);
+                if (present == s->shown[i])
+                        continue;
+                if (present) {
+                        ret = sim_sysfs_device_write(m, s->root, i);
+                        memset(s->aer_written + i * SIM_AER_WRITTEN_SLOTS, 0,
+                               SIM_AER_WRITTEN_SLOTS * sizeof(*s->aer_written));
+                        s->flapped[i] = 0;
+                } else {
+                        ret = sim_sysfs_device_remove(m, s->root, i);
+                }
+                if (ret)
+                        return ret;
+                s->shown[i] = present;
+        }
+        return 0;
+}
+
+static int refresh_locked(struct sim *s)
+{
+        size_t n = s->machine->device_count ? s->machine->device_count : 1;
         double elapsed = sim_pmu_now(s->pmu);
         int ret;
 
         if (!s->flapped) {
-                s->flapped = calloc(s->machine->device_count ? s->machine->device_count : 1, 1);
+                s->flapped = calloc(n, 1);
                 if (!s->flapped)
+                        return -ENOMEM;
+        }
+        if (!s->shown) {
+                s->shown = malloc(n);
+                if (!s->shown)
+                        return -ENOMEM;
+                memset(s->shown, 1, n); /* sim_sysfs_write wrote every function */
+        }
+        if (!s->aer_written) {
+                s->aer_written = calloc(n, SIM_AER_WRITTEN_SLOTS * sizeof(*s->aer_written));
+                if (!s->aer_written)
                         return -ENOMEM;
         }
         if (!(elapsed >= 0))
                 elapsed = 0;
+        ret = SIM_TIMED(s, refresh_ns, refresh_presence(s, elapsed));
+        if (ret)
+                return ret;
         ret = SIM_TIMED(s, refresh_ns, refresh_links(s, elapsed));
         if (ret)
                 return ret;
-        if (!s->aer_written) {
-                s->aer_written = calloc(s->machine->device_count ? s->machine->device_count : 1,
-                                        SIM_AER_WRITTEN_SLOTS * sizeof(*s->aer_written));
-                if (!s->aer_written)
-                        return -ENOMEM;
-        }
         return SIM_TIMED(s, refresh_ns,
                          sim_sysfs_update_aer(s->machine, s->root, elapsed, s->aer_written));
+}
+
+int sim_refresh(struct sim *s)
+{
+        int ret;
+
+        pthread_mutex_lock(&s->refresh_lock);
+        ret = refresh_locked(s);
+        pthread_mutex_unlock(&s->refresh_lock);
+        return ret;
+}
+
+/* ---- changes made at run time (sim_events.h) ---- */
+
+static int device_event(struct sim *s, const char *bdf, enum sim_event_kind kind)
+{
+        struct sim_event e = {.kind = kind, .dev = SIM_NONE, .core = SIM_NONE};
+        struct pci_addr a;
+        double now = sim_pmu_now(s->pmu);
+        int ret;
+
+        if (!bdf || pci_addr_parse(bdf, &a) ||
+            (e.dev = sim_machine_find(s->machine, (uint16_t)a.domain, a.bus, a.dev, a.func)) ==
+                SIM_NONE)
+                return -ENODEV;
+        e.at_s = now >= 0 ? now : 0;
+        ret = sim_events_append(s->machine, &e);
+        return ret ? ret : sim_refresh(s);
+}
+
+int sim_device_remove(struct sim *s, const char *bdf)
+{
+        return device_event(s, bdf, SIM_EV_REMOVE);
+}
+
+int sim_device_add(struct sim *s, const char *bdf)
+{
+        return device_event(s, bdf, SIM_EV_ADD);
 }
 
 const struct sim_machine *sim_machine(const struct sim *s)

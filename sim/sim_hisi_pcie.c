@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "hw_env.h"
+#include "sim_events.h"
 
 #define MAX_EVENTS   4096
 #define EXTENDED_BIT 0x10000u
@@ -388,12 +389,10 @@ static void advance(struct sim_pmu_core *c)
                 e->enabled_ns += dt * 1e9;
                 e->running_ns += dt * share * 1e9;
                 e->value += e->fixed_per_second * dt * share;
-                for (size_t k = 0; k < e->e.contrib_count; k++) {
-                        const struct sim_device *d = &p->m->devices[e->e.contrib[k].dev];
-
-                        e->value += e->e.contrib[k].per_second * share *
-                                    sim_traffic_integral(&d->workload, p->last, now);
-                }
+                for (size_t k = 0; k < e->e.contrib_count; k++)
+                        e->value +=
+                            e->e.contrib[k].per_second * share *
+                            sim_device_traffic_integral(p->m, e->e.contrib[k].dev, p->last, now);
                 e->value += load_increase(p, e, p->last, now) * share;
         }
         p->last = now;
@@ -630,7 +629,7 @@ static void truth_add(const struct sim_pmu *p, size_t dev, enum sim_tlp_class c,
         if (!d->has_workload)
                 return;
         sim_traffic_rates(p->m, dev, c, &r);
-        truth_rates(&r, sim_traffic_integral(&d->workload, t0, t1), out);
+        truth_rates(&r, sim_device_traffic_integral(p->m, dev, t0, t1), out);
 }
 
 void sim_truth_device(const struct sim_pmu *p, size_t dev, enum sim_tlp_class c, double t0,

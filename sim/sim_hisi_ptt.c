@@ -13,6 +13,7 @@
 #define _GNU_SOURCE
 #include "sim_hisi_ptt.h"
 #include "sim_pmu_core.h"
+#include "sim_events.h"
 #include "sim_traffic.h"
 
 #include <errno.h>
@@ -968,8 +969,11 @@ static void produce(struct sim_ptt *p, struct ptt_dev *d, double now)
                 if (!d->running)
                         break;
                 s = pick_stream(d);
+                /* A removed function (sim_events.h) sends no more TLPs. */
                 if (s &&
-                    rng_unit(&d->rng) * s->max_s < phase_scale(&p->m->devices[s->dev].workload, t))
+                    rng_unit(&d->rng) * s->max_s <
+                        phase_scale(&p->m->devices[s->dev].workload, t) &&
+                    sim_device_present(p->m, s->dev, t))
                         gen_transaction(p, d, s, t);
                 schedule_next(d, t);
         }

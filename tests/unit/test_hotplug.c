@@ -280,6 +280,8 @@ static void test_loader(void **state)
 struct seen {
         bool bdf[SUBTREE + 1]; /* the subtree's functions, then nvme0 */
         bool rp;               /* the Root Port above the switch */
+        bool pmu_device;       /* a PMU's per-endpoint series of the subtree */
+        double ptt_tlps;       /* TLPs of the subtree PTT windows counted so far */
         size_t hisi_sets, negative, above_one;
         char bad[256];
 };
@@ -293,7 +295,15 @@ static void sink(void *ctx, const struct engine_unit *unit, const struct sample_
         for (size_t i = 0; i < set->count; i++) {
                 const struct pcie_sample *p = &set->samples[i];
                 const char *bdf = pcie_sample_label(p, "bdf");
+                const char *req = pcie_sample_label(p, "requester");
+                const char *device = pcie_sample_label(p, "device");
                 double v = p->kind == PCIE_METRIC_COUNTER ? (double)p->counter : p->gauge;
+
+                for (size_t k = 0; device && k < SUBTREE; k++)
+                        s->pmu_device |= !strcmp(device, subtree[k]);
+                for (size_t k = 0; req && k < SUBTREE; k++)
+                        if (!strcmp(req, subtree[k]))
+                                s->ptt_tlps += v;
 
                 for (size_t k = 0; bdf && k < SUBTREE; k++)
                         s->bdf[k] |= !strcmp(bdf, subtree[k]);
@@ -338,10 +348,17 @@ static void test_engine_follows_the_changes(void **state)
         log_text[0] = '\0';
         assert_int_equal(engine_config_init(&cfg), 0);
         assert_int_equal(engine_config_set_string(&cfg, "Simulate", HOTPLUG, why, sizeof(why)), 0);
+        /* A PTT window of 0.2 s on every device every second. */
+        assert_int_equal(engine_config_set_number(&cfg, "TracePeriod", 1, why, sizeof(why)), 0);
+        assert_int_equal(engine_config_set_number(&cfg, "TraceDuration", 0.2, why, sizeof(why)), 0);
+        assert_int_equal(engine_config_set_number(&cfg, "MaxConcurrentTraces", 6, why, sizeof(why)),
+                         0);
         assert_int_equal(engine_open(&cfg, &host, &e, why, sizeof(why)), 0);
         assert_int_equal(engine_start(e), 0);
         hisi_units = engine_unit_count(e, ENGINE_SOURCE_HISI_PCIE, NULL);
         assert_int_equal(hisi_units, 6);
+        double ptt_last = 0, ptt_before = 0, ptt_after = 0;
+
         for (int t = 1; t <= 35; t++) {
                 struct seen seen = {0};
                 bool switch_gone = t >= 10 && t < 20, nvme0_gone = t >= 15 && t < 25;
@@ -357,12 +374,32 @@ static void test_engine_follows_the_changes(void **state)
                                 fail_msg("at %d s %s's series %s", t, subtree[k],
                                          switch_gone ? "still go out" : "are missing");
                 assert_int_equal(seen.bdf[SUBTREE], !nvme0_gone);
+                /* The PMU's per-endpoint series of the subtree stop too
+                 * (from the first interval that ended after 10 s). */
+                if (t >= 11 && t < 20 && seen.pmu_device)
+                        fail_msg("at %d s the PMU still publishes a removed endpoint", t);
+                if ((t >= 3 && t < 10) || t >= 22)
+                        assert_true(seen.pmu_device);
                 assert_true(seen.rp);
                 /* Every PMU unit goes on publishing. */
                 assert_int_equal(seen.hisi_sets, hisi_units);
                 if (seen.negative || seen.above_one)
                         fail_msg("at %d s: %s", t, seen.bad);
+                /* PTT windows (their counters run over the windows) see
+                 * no TLP of a removed function; one read at 11 s may have
+                 * begun before 10 s. */
+                if (t >= 12 && t <= 20 && seen.ptt_tlps > ptt_last)
+                        fail_msg("at %d s PTT windows saw %g TLPs of the removed switch", t,
+                                 seen.ptt_tlps - ptt_last);
+                if (t < 10)
+                        ptt_before = seen.ptt_tlps;
+                if (t > 21 && seen.ptt_tlps > ptt_last)
+                        ptt_after += seen.ptt_tlps - ptt_last;
+                if (seen.ptt_tlps > 0)
+                        ptt_last = seen.ptt_tlps;
         }
+        assert_true(ptt_before > 0);
+        assert_true(ptt_after > 0);
         /* Each change logged once, by function. */
         for (size_t k = 0; k < SUBTREE; k++) {
                 char gone[128], back[128];

@@ -55,7 +55,11 @@ struct sim {
         uint64_t *aer_written; /* what sim_refresh last wrote (sim_sysfs.h) */
         uint8_t *flapped;      /* per device: its flapping link shows flap_width */
         uint8_t *shown;        /* per device: its directory is in the tree (sim_events.h) */
+        /* per core: the binding of its PMU whose directory the tree shows
+         * (PMU_NOT_SHOWN: none, unbound) */
+        unsigned int pmu_shown[SIM_MAX_CORES];
         pthread_mutex_t refresh_lock;
+        _Atomic double next_pmu_change; /* when the event log next binds or unbinds a PMU */
         struct pci_source *pci;
         char root[4096];
         char sys[4200];
@@ -194,6 +198,8 @@ double sim_cpu_seconds(const struct sim *s, double *refresh)
         return (double)atomic_load_explicit(&s->perf_ns, memory_order_relaxed) / 1e9;
 }
 
+static void refresh_if_due(struct sim *s);
+
 static const struct perf_ops *ops_of_fd(struct sim *s, int fd)
 {
         if (s->ptt && fd >= SIM_PTT_FD_BASE)
@@ -213,7 +219,8 @@ static int route_open(void *ctx, struct perf_event_attr *attr, pid_t pid, int cp
 
         if (!attr)
                 return -EFAULT;
-        if (attr->type >= SIM_PMU_TYPE_BASE && attr->type - SIM_PMU_TYPE_BASE < SIM_MAX_CORES)
+        if (attr->type >= SIM_PMU_TYPE_BASE &&
+            attr->type - SIM_PMU_TYPE_BASE < SIM_MAX_CORES * SIM_PMU_GENERATIONS)
                 o = sim_pmu_ops(s->pmu);
         else if (s->iio && attr->type >= SIM_IIO_TYPE_BASE &&
                  attr->type < SIM_IIO_TYPE_BASE + 0x100)
@@ -223,6 +230,7 @@ static int route_open(void *ctx, struct perf_event_attr *attr, pid_t pid, int cp
                 o = sim_ptt_ops(s->ptt);
         if (!o)
                 return -ENOENT;
+        refresh_if_due(s);
         return SIM_TIMED(s, perf_ns, o->open(o->ctx, attr, pid, cpu, group_fd, flags));
 }
 
@@ -231,6 +239,7 @@ static ssize_t route_read(void *ctx, int fd, void *buf, size_t len)
         struct sim *s = ctx;
         const struct perf_ops *o = ops_of_fd(s, fd);
 
+        refresh_if_due(s);
         return o ? SIM_TIMED(s, perf_ns, o->read(o->ctx, fd, buf, len)) : -EBADF;
 }
 
@@ -239,6 +248,7 @@ static int route_ioctl(void *ctx, int fd, unsigned long request, unsigned long a
         struct sim *s = ctx;
         const struct perf_ops *o = ops_of_fd(s, fd);
 
+        refresh_if_due(s);
         return o ? SIM_TIMED(s, perf_ns, o->ioctl(o->ctx, fd, request, arg)) : -EBADF;
 }
 
@@ -288,6 +298,7 @@ int sim_open(const char *name_or_path, const struct sim_opts *opts, struct sim *
         if (!s)
                 return -ENOMEM;
         pthread_mutex_init(&s->refresh_lock, NULL);
+        atomic_init(&s->next_pmu_change, INFINITY);
         /* A path: with a '/' or (issue 18, `--simulate snapshot.json`) ending in .json. */
         if (strchr(name_or_path, '/') ||
             (strlen(name_or_path) > 5 && !strcmp(name_or_path + strlen(name_or_path) - 5, ".json")))
@@ -299,6 +310,8 @@ int sim_open(const char *name_or_path, const struct sim_opts *opts, struct sim *
         ret = sim_machine_load(path, &s->machine, errbuf, errlen);
         if (ret)
                 goto fail;
+        for (size_t i = 0; i < SIM_MAX_CORES; i++)
+                s->pmu_shown[i] = 0; /* sim_sysfs_write: the first binding */
         if (opts->kernel && sim_kernel_parse(opts->kernel, &s->machine->kernel)) {
                 snprintf(errbuf, errlen, "unknown kernel version \"%s\" (%s)", opts->kernel,
                          sim_kernel_names());
@@ -553,6 +566,31 @@ static int refresh_presence(struct sim *s, double elapsed)
         return 0;
 }
 
+#define PMU_NOT_SHOWN UINT_MAX
+
+/* PMU drivers unbound and bound again (sim_events.h): the directory goes,
+ * and comes back with the new binding's perf type. */
+static int refresh_pmus(struct sim *s, double elapsed)
+{
+        const struct sim_machine *m = s->machine;
+        int ret = 0;
+
+        for (size_t i = 0; i < m->core_count && !ret; i++) {
+                unsigned int generation, want;
+
+                want = sim_pmu_bound(m, i, elapsed, &generation) ? generation : PMU_NOT_SHOWN;
+                if (want == s->pmu_shown[i])
+                        continue;
+                ret = sim_sysfs_pmu_remove(m, s->root, i);
+                if (!ret && want != PMU_NOT_SHOWN)
+                        ret = sim_sysfs_pmu_write(
+                            m, s->root, i, sim_pmu_type_of(SIM_PMU_TYPE_BASE, i, generation));
+                if (!ret)
+                        s->pmu_shown[i] = want;
+        }
+        return ret;
+}
+
 static int refresh_locked(struct sim *s)
 {
         size_t n = s->machine->device_count ? s->machine->device_count : 1;
@@ -578,13 +616,31 @@ static int refresh_locked(struct sim *s)
         if (!(elapsed >= 0))
                 elapsed = 0;
         ret = SIM_TIMED(s, refresh_ns, refresh_presence(s, elapsed));
+        if (!ret)
+                ret = SIM_TIMED(s, refresh_ns, refresh_pmus(s, elapsed));
         if (ret)
                 return ret;
         ret = SIM_TIMED(s, refresh_ns, refresh_links(s, elapsed));
         if (ret)
                 return ret;
+        atomic_store(&s->next_pmu_change, sim_events_next(s->machine, elapsed, true));
         return SIM_TIMED(s, refresh_ns,
                          sim_sysfs_update_aer(s->machine, s->root, elapsed, s->aer_written));
+}
+
+/* A perf call brings the PMU directories up to now when a PMU was bound or
+ * unbound since (the kernel shows it at once), not only the host's read;
+ * functions come and go at the host's read, between two topology scans. */
+static void refresh_if_due(struct sim *s)
+{
+        double now = sim_pmu_now(s->pmu);
+
+        if (!(now >= atomic_load(&s->next_pmu_change)))
+                return;
+        pthread_mutex_lock(&s->refresh_lock);
+        if (refresh_pmus(s, now) == 0)
+                atomic_store(&s->next_pmu_change, sim_events_next(s->machine, now, true));
+        pthread_mutex_unlock(&s->refresh_lock);
 }
 
 int sim_refresh(struct sim *s)
@@ -623,6 +679,29 @@ int sim_device_remove(struct sim *s, const char *bdf)
 int sim_device_add(struct sim *s, const char *bdf)
 {
         return device_event(s, bdf, SIM_EV_ADD);
+}
+
+static int pmu_event(struct sim *s, const char *pmu, enum sim_event_kind kind)
+{
+        struct sim_event e = {.kind = kind, .dev = SIM_NONE};
+        double now = sim_pmu_now(s->pmu);
+        int ret;
+
+        if (!pmu || sim_pmu_find(s->machine, pmu, &e.core))
+                return -ENODEV;
+        e.at_s = now >= 0 ? now : 0;
+        ret = sim_events_append(s->machine, &e);
+        return ret ? ret : sim_refresh(s);
+}
+
+int sim_pmu_unbind(struct sim *s, const char *pmu)
+{
+        return pmu_event(s, pmu, SIM_EV_PMU_UNBIND);
+}
+
+int sim_pmu_bind(struct sim *s, const char *pmu)
+{
+        return pmu_event(s, pmu, SIM_EV_PMU_BIND);
 }
 
 const struct sim_machine *sim_machine(const struct sim *s)

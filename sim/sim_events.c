@@ -101,6 +101,25 @@ static bool covers(const struct sim_machine *m, size_t a, size_t dev)
         return false;
 }
 
+double sim_events_next(const struct sim_machine *m, double t, bool pmus)
+{
+        size_t n = sim_events_count(m);
+        double next = INFINITY;
+
+        for (size_t i = 0; i < n; i++) {
+                enum sim_event_kind k = m->events[i].kind;
+                double x;
+
+                if (pmus && k != SIM_EV_PMU_UNBIND && k != SIM_EV_PMU_BIND)
+                        continue;
+                x = next_after(&m->events[i], t);
+
+                if (x < next)
+                        next = x;
+        }
+        return next;
+}
+
 bool sim_device_has_events(const struct sim_machine *m, size_t dev)
 {
         size_t n = sim_events_count(m);
@@ -224,6 +243,55 @@ double sim_device_present_seconds(const struct sim_machine *m, size_t dev, doubl
         return present_integral(m, dev, NULL, t0, t1);
 }
 
+/* How many times @e happened at or before @t. */
+static double occurrences(const struct sim_event *e, double t)
+{
+        if (!(t >= e->at_s))
+                return 0;
+        if (!(e->every_s > 0))
+                return 1;
+        return floor((t - e->at_s) / e->every_s) + 1;
+}
+
+bool sim_pmu_bound(const struct sim_machine *m, size_t core, double t, unsigned int *generation)
+{
+        size_t n = sim_events_count(m);
+        double best = -INFINITY, binds = 0;
+        bool bound = true;
+
+        for (size_t i = 0; i < n; i++) {
+                const struct sim_event *e = &m->events[i];
+                double at;
+
+                if ((e->kind != SIM_EV_PMU_UNBIND && e->kind != SIM_EV_PMU_BIND) || e->core != core)
+                        continue;
+                if (e->kind == SIM_EV_PMU_BIND)
+                        binds += occurrences(e, t);
+                at = last_at(e, t);
+                if (at == -INFINITY || at < best)
+                        continue;
+                best = at;
+                bound = e->kind == SIM_EV_PMU_BIND;
+        }
+        if (generation)
+                *generation = binds > 1e9 ? 1000000000u : (unsigned int)binds;
+        return bound;
+}
+
+int sim_pmu_find(const struct sim_machine *m, const char *name, size_t *core)
+{
+        for (size_t i = 0; i < m->core_count; i++) {
+                char buf[64];
+
+                snprintf(buf, sizeof(buf), "hisi_pcie%u_core%u", m->cores[i].sicl, m->cores[i].id);
+                if (!strcmp(buf, name)) {
+                        *core = i;
+                        return 0;
+                }
+        }
+        return -ENODEV;
+}
+
 /* ---- the description's `events` ---- */
 
 struct parse {
@@ -325,7 +393,8 @@ static const char *kind_key(enum sim_event_kind k)
 /* Whether the simulator models @k yet. */
 static bool kind_supported(enum sim_event_kind k)
 {
-        return k == SIM_EV_REMOVE || k == SIM_EV_ADD;
+        return k == SIM_EV_REMOVE || k == SIM_EV_ADD || k == SIM_EV_PMU_UNBIND ||
+               k == SIM_EV_PMU_BIND;
 }
 
 static int parse_event(struct parse *p, json_object *o, const char *path, struct sim_event *e)
@@ -369,7 +438,10 @@ static int parse_event(struct parse *p, json_object *o, const char *path, struct
                             "cpu_online, pmu_unbind, pmu_bind, ptt_stop)",
                             text);
         if (!kind_supported(e->kind))
-                return fail(p, kpath, "\"%s\" is not simulated yet (remove and add are)", text);
+                return fail(p, kpath,
+                            "\"%s\" is not simulated yet (remove, add, pmu_unbind and pmu_bind "
+                            "are)",
+                            text);
         r = get_number(p, o, path, "at_s", 0, MAX_TIME_S, &e->at_s);
         if (r > 0) {
                 snprintf(kpath, sizeof(kpath), "%s.at_s", path);
@@ -391,6 +463,19 @@ static int parse_event(struct parse *p, json_object *o, const char *path, struct
                 }
         }
         snprintf(kpath, sizeof(kpath), "%s.%s", path, kind_key(e->kind));
+        if (e->kind == SIM_EV_PMU_UNBIND || e->kind == SIM_EV_PMU_BIND) {
+                r = get_text(p, o, path, "pmu", text, sizeof(text));
+                if (r > 0)
+                        return fail(p, kpath, "missing (the PMU, \"hisi_pcie<sicl>_core<core>\")");
+                if (r)
+                        return r;
+                if (sim_pmu_find(p->m, text, &e->core))
+                        return fail(p, kpath,
+                                    "no PMU \"%s\" on this machine (the PMU of SICL s, core c is "
+                                    "hisi_pcie<s>_core<c>)",
+                                    text);
+                return 0;
+        }
         r = get_text(p, o, path, "bdf", text, sizeof(text));
         if (r > 0)
                 return fail(p, kpath, "missing (the function, \"dddd:bb:dd.f\")");

@@ -45,6 +45,10 @@ int sim_events_parse(struct sim_machine *m, struct json_object *events, const ch
 /* The events in the log now (schedule and run-time changes). */
 size_t sim_events_count(const struct sim_machine *m);
 
+/* When the next change after @t happens (INFINITY: none); with @pmus,
+ * the next PMU bind or unbind. */
+double sim_events_next(const struct sim_machine *m, double t, bool pmus);
+
 /* Whether device @dev exists @t seconds after start. */
 bool sim_device_present(const struct sim_machine *m, size_t dev, double t);
 
@@ -65,6 +69,14 @@ double sim_device_present_seconds(const struct sim_machine *m, size_t dev, doubl
  * take the fast path: always present). */
 bool sim_device_has_events(const struct sim_machine *m, size_t dev);
 
+/*
+ * sim_pmu_bound - whether core @core's hisi_pcie PMU is registered at @t
+ * (no `pmu_unbind` since its last `pmu_bind`), and in *@generation how
+ * many times it was bound again by then (its perf type changes with each:
+ * sim_pmu_type_of()).
+ */
+bool sim_pmu_bound(const struct sim_machine *m, size_t core, double t, unsigned int *generation);
+
 /* ---- run-time changes of a running simulation (sim.h) ---- */
 
 /*
@@ -78,6 +90,19 @@ bool sim_device_has_events(const struct sim_machine *m, size_t dev);
  */
 int sim_device_remove(struct sim *s, const char *bdf);
 int sim_device_add(struct sim *s, const char *bdf);
+
+/*
+ * sim_pmu_unbind - the hisi_pcie PMU @pmu ("hisi_pcie<sicl>_core<core>")
+ * loses its driver now: perf_pmu_unregister() takes its directory under
+ * bus/event_source/devices away and revokes its open events (read()
+ * returns 0 bytes, ioctl() -ENODEV, as since Linux 6.15); its perf type
+ * opens nothing (-ENOENT). sim_pmu_bind - bound again: a fresh directory
+ * with a new perf type. 0, -ENODEV (no such PMU), -ENOSPC.
+ */
+int sim_pmu_unbind(struct sim *s, const char *pmu);
+/* The core index of hisi_pcie PMU @name. 0 or -ENODEV. */
+int sim_pmu_find(const struct sim_machine *m, const char *name, size_t *core);
+int sim_pmu_bind(struct sim *s, const char *pmu);
 
 /* Appends @e to @m's log (thread-safe against readers). 0 or -ENOSPC. */
 int sim_events_append(struct sim_machine *m, const struct sim_event *e);

@@ -1069,19 +1069,44 @@ int sim_sysfs_device_write(const struct sim_machine *m, const char *root, size_t
 
 static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw);
 
+/* rm -rf @dir; gone already is fine. */
+static int remove_dir(const char *dir)
+{
+        int r = nftw(dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+
+        if (r == -1 && errno == ENOENT)
+                return 0;
+        return r == -1 ? -errno : r < 0 ? r : r ? -EIO : 0;
+}
+
 int sim_sysfs_device_remove(const struct sim_machine *m, const char *root, size_t idx)
 {
         char dir[PATH_MAX];
-        int r;
 
         if (!m || !root || idx >= m->device_count)
                 return -EINVAL;
         if (device_dir(dir, sizeof(dir), root, &m->devices[idx]))
                 return -ENAMETOOLONG;
-        r = nftw(dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
-        if (r == -1 && errno == ENOENT)
-                return 0;
-        return r == -1 ? -errno : r < 0 ? r : r ? -EIO : 0;
+        return remove_dir(dir);
+}
+
+int sim_sysfs_pmu_write(const struct sim_machine *m, const char *root, size_t core, uint32_t type)
+{
+        if (!m || !root || core >= m->core_count)
+                return -EINVAL;
+        return write_pmu(NULL, m, root, core, type);
+}
+
+int sim_sysfs_pmu_remove(const struct sim_machine *m, const char *root, size_t core)
+{
+        char name[64], dir[PATH_MAX];
+
+        if (!m || !root || core >= m->core_count)
+                return -EINVAL;
+        sim_pmu_name(m, core, name, sizeof(name));
+        if (join(dir, sizeof(dir), "%s/sys/bus/event_source/devices/%s", root, name))
+                return -ENAMETOOLONG;
+        return remove_dir(dir);
 }
 
 int sim_sysfs_update_aer(const struct sim_machine *m, const char *root, double elapsed,

@@ -73,6 +73,12 @@ int sim_sysfs_set_link_width(const struct sim_machine *m, const char *root, size
 int sim_sysfs_device_write(const struct sim_machine *m, const char *root, size_t idx);
 int sim_sysfs_device_remove(const struct sim_machine *m, const char *root, size_t idx);
 
+/* sim_sysfs_pmu_write / sim_sysfs_pmu_remove - core @core's hisi_pcie
+ * PMU directory written afresh with perf type @type (a driver bound
+ * again), or removed (unbound). 0, -EINVAL or the errno. */
+int sim_sysfs_pmu_write(const struct sim_machine *m, const char *root, size_t core, uint32_t type);
+int sim_sysfs_pmu_remove(const struct sim_machine *m, const char *root, size_t core);
+
 /* The `config` image of one device (4096 bytes): header, PCI Express
  * capability (type, MPSS, MPS, MRRS, link capabilities/status/LNKCAP2) and
  * an AER extended capability when the device has AER. Pure. */

@@ -27,6 +27,7 @@
 #include "sim.h"
 #include "sim_events.h"
 #include "support.h"
+#include <linux/perf_event.h>
 
 #ifndef TOP_SRCDIR
 #define TOP_SRCDIR "."
@@ -79,7 +80,7 @@ static void test_schedule_removes_and_adds_a_subtree(void **state)
         struct sim_truth before, during, after;
 
         (void)state;
-        assert_int_equal(m->schedule_count, 4);
+        assert_int_equal(m->schedule_count, 6);
         for (double t = 0; t <= 70; t += 0.5) {
                 /* Removed at 10 s, back at 20 s, every 30 s. */
                 double phase = fmod(t, 30);
@@ -195,6 +196,56 @@ static void test_runtime_remove_and_add(void **state)
         sim_close(s);
 }
 
+/* A PMU driver unbound and bound again, as perf_pmu_unregister() and a
+ * new registration do: the directory goes, open events are revoked (read
+ * gives 0 bytes, ioctl -ENODEV), the old type opens nothing; bound again,
+ * a fresh directory with a new type that opens. */
+static void test_pmu_unbind_and_bind(void **state)
+{
+        struct sim *s = open_sim(MACHINES "/kunpeng930-2p.json");
+        struct perf_event_attr a = {
+            .size = sizeof(a), .type = SIM_PMU_TYPE_BASE, .config = 0x0104, .config2 = 1};
+        const struct perf_ops *ops;
+        struct hw_env env = {0};
+        uint64_t buf[8];
+        char text[64];
+        int fd, fd2;
+
+        (void)state;
+        assert_int_equal(sim_env(s, &env), 0);
+        ops = env.perf;
+        fd = ops->open(ops->ctx, &a, -1, 0, -1, 0);
+        assert_true(fd >= 0);
+        fake_now = 2;
+        assert_true(ops->read(ops->ctx, fd, buf, sizeof(buf)) > 0);
+        assert_int_equal(sim_pmu_unbind(s, "hisi_pcie0_core0"), 0);
+        assert_int_equal(hw_read_file(&env, HW_SYSFS, text, sizeof(text),
+                                      "bus/event_source/devices/hisi_pcie0_core0/type"),
+                         -ENOENT);
+        assert_true(hw_read_file(&env, HW_SYSFS, text, sizeof(text),
+                                 "bus/event_source/devices/hisi_pcie0_core1/type") > 0);
+        assert_int_equal(ops->read(ops->ctx, fd, buf, sizeof(buf)), 0);
+        assert_int_equal(ops->ioctl(ops->ctx, fd, PERF_EVENT_IOC_ENABLE, 0), -ENODEV);
+        assert_int_equal(ops->open(ops->ctx, &a, -1, 0, -1, 0), -ENOENT);
+        fake_now = 4;
+        assert_int_equal(sim_pmu_bind(s, "hisi_pcie0_core0"), 0);
+        assert_true(hw_read_file(&env, HW_SYSFS, text, sizeof(text),
+                                 "bus/event_source/devices/hisi_pcie0_core0/type") > 0);
+        assert_int_equal(strtoul(text, NULL, 10), SIM_PMU_TYPE_BASE + SIM_MAX_CORES);
+        assert_int_equal(ops->read(ops->ctx, fd, buf, sizeof(buf)), 0); /* still revoked */
+        assert_int_equal(ops->open(ops->ctx, &a, -1, 0, -1, 0), -ENOENT);
+        a.type = SIM_PMU_TYPE_BASE + SIM_MAX_CORES;
+        fd2 = ops->open(ops->ctx, &a, -1, 0, -1, 0);
+        assert_true(fd2 >= 0);
+        fake_now = 5;
+        assert_true(ops->read(ops->ctx, fd2, buf, sizeof(buf)) > 0);
+        assert_int_equal(ops->close(ops->ctx, fd), 0);
+        assert_int_equal(ops->close(ops->ctx, fd2), 0);
+        assert_int_equal(sim_pmu_open_count(sim_pmu(s)), 0);
+        assert_int_equal(sim_pmu_unbind(s, "hisi_pcie9_core9"), -ENODEV);
+        sim_close(s);
+}
+
 /* ---- the loader ---- */
 
 static const char base[] =
@@ -235,6 +286,14 @@ static const struct load_case load_cases[] = {
      "events[0].bdf: \"01:00\" is not a BDF"},
     {"[{\"at_s\": 1, \"kind\": \"remove\", \"bdf\": \"01:00.0\", \"cpu\": 3}]",
      "events[0].cpu: a \"remove\" event takes \"bdf\", not \"cpu\""},
+    {"[{\"at_s\": 1, \"kind\": \"pmu_unbind\", \"pmu\": \"hisi_pcie0_core0\"}]", NULL},
+    {"[{\"at_s\": 1, \"kind\": \"pmu_bind\", \"pmu\": \"hisi_pcie0_core1\"}]",
+     "events[0].pmu: no PMU \"hisi_pcie0_core1\" on this machine"},
+    {"[{\"at_s\": 1, \"kind\": \"pmu_bind\"}]", "events[0].pmu: missing"},
+    {"[{\"at_s\": 1, \"kind\": \"pmu_bind\", \"bdf\": \"01:00.0\"}]",
+     "events[0].bdf: a \"pmu_bind\" event takes \"pmu\", not \"bdf\""},
+    {"[{\"at_s\": 1, \"kind\": \"cpu_offline\", \"cpu\": 1}]",
+     "events[0].kind: \"cpu_offline\" is not simulated yet"},
 };
 
 static void test_loader(void **state)
@@ -281,6 +340,7 @@ struct seen {
         bool bdf[SUBTREE + 1]; /* the subtree's functions, then nvme0 */
         bool rp;               /* the Root Port above the switch */
         bool pmu_device;       /* a PMU's per-endpoint series of the subtree */
+        bool unbound_pmu;      /* a series of hisi_pcie1_core0 */
         double ptt_tlps;       /* TLPs of the subtree PTT windows counted so far */
         size_t hisi_sets, negative, above_one;
         char bad[256];
@@ -297,6 +357,9 @@ static void sink(void *ctx, const struct engine_unit *unit, const struct sample_
                 const char *bdf = pcie_sample_label(p, "bdf");
                 const char *req = pcie_sample_label(p, "requester");
                 const char *device = pcie_sample_label(p, "device");
+                const char *pmu = pcie_sample_label(p, "pmu");
+
+                s->unbound_pmu |= pmu && !strcmp(pmu, "hisi_pcie1_core0");
                 double v = p->kind == PCIE_METRIC_COUNTER ? (double)p->counter : p->gauge;
 
                 for (size_t k = 0; device && k < SUBTREE; k++)
@@ -381,8 +444,14 @@ static void test_engine_follows_the_changes(void **state)
                 if ((t >= 3 && t < 10) || t >= 22)
                         assert_true(seen.pmu_device);
                 assert_true(seen.rp);
-                /* Every PMU unit goes on publishing. */
-                assert_int_equal(seen.hisi_sets, hisi_units);
+                /* Every PMU unit goes on publishing, but the one whose
+                 * driver is unbound from 5 s to 8 s (its first interval
+                 * after that has no rates yet). */
+                if (t >= 5 && t <= 8)
+                        assert_int_equal(seen.hisi_sets, hisi_units - 1);
+                else
+                        assert_int_equal(seen.hisi_sets, hisi_units);
+                assert_int_equal(seen.unbound_pmu, !(t >= 5 && t <= 8));
                 if (seen.negative || seen.above_one)
                         fail_msg("at %d s: %s", t, seen.bad);
                 /* PTT windows (their counters run over the windows) see
@@ -412,6 +481,10 @@ static void test_engine_follows_the_changes(void **state)
         assert_int_equal(count(log_text, "0000:02:00.0: PCI function gone"), 1);
         assert_int_equal(count(log_text, "0000:02:00.0: PCI function appeared"), 1);
         assert_int_equal(count(log_text, "PCI function gone"), SUBTREE + 1);
+        assert_int_equal(count(log_text, "hisi_pcie1_core0: PMU gone (its driver was unbound)"), 1);
+        assert_int_equal(count(log_text, "hisi_pcie1_core0: PMU back (perf type 28739)"), 1);
+        assert_int_equal(count(log_text, "PMU gone"), 1);
+        assert_int_equal(count(log_text, "reading counters"), 0);
         engine_close(e);
         engine_config_clear(&cfg);
 }
@@ -422,6 +495,7 @@ int main(void)
             cmocka_unit_test(test_schedule_removes_and_adds_a_subtree),
             cmocka_unit_test(test_aer_of_a_new_pci_dev),
             cmocka_unit_test(test_runtime_remove_and_add),
+            cmocka_unit_test(test_pmu_unbind_and_bind),
             cmocka_unit_test(test_loader),
             cmocka_unit_test(test_engine_follows_the_changes),
         };

@@ -146,6 +146,27 @@ static void pmu_back(struct hisi_unit *u, double now)
                 hisi_pcie_core_measurements(u->core));
 }
 
+/* A PMU's cpumask moves when its CPU goes offline; the kernel migrates the
+ * open events along (perf_pmu_migrate_context()), so they count on: only
+ * later opens need the new CPU. Logged once per move. */
+static void follow_cpumask(struct hisi_unit *u)
+{
+        char text[64], *end;
+        long cpu;
+
+        if (hw_read_file(u->env, HW_SYSFS, text, sizeof(text),
+                         "bus/event_source/devices/%s/cpumask", u->pmu->name) <= 0)
+                return;
+        cpu = strtol(text, &end, 10);
+        if (end == text || cpu < 0 || cpu > 1000000 || (int)cpu == u->pmu->cpu)
+                return; /* empty: no CPU online for it; the next move says */
+        hw_logf(u->env, HW_LOG_INFO,
+                "%s: cpumask moved from CPU %d to CPU %ld (a CPU went offline); the kernel "
+                "moved its counters along",
+                hisi_pcie_core_name(u->core), u->pmu->cpu, cpu);
+        u->pmu->cpu = (int)cpu;
+}
+
 static int hisi_tick(void *unit, double now, struct sample_set *out)
 {
         struct hisi_unit *u = unit;
@@ -166,6 +187,7 @@ static int hisi_tick(void *unit, double now, struct sample_set *out)
                 hw_logf(u->env, HW_LOG_WARNING, "%s: reading counters: %s",
                         hisi_pcie_core_name(u->core), strerror(-err));
         u->read_error_shown = err && err != -ENOMEM;
+        follow_cpumask(u);
         engine_schedule_ticked(&u->due, now);
         return 1;
 }

@@ -58,6 +58,12 @@ struct sim {
         /* per core: the binding of its PMU whose directory the tree shows
          * (PMU_NOT_SHOWN: none, unbound) */
         unsigned int pmu_shown[SIM_MAX_CORES];
+        /* CPUs going offline and online (sim_events.h), replayed up to
+         * cpu_done: which are offline, and each PMU's cpumask CPU (-1:
+         * none online) as the drivers' CPU hotplug callbacks move it. */
+        uint8_t *cpu_off;
+        int pmu_cpu[SIM_MAX_CORES];
+        double cpu_done;
         pthread_mutex_t refresh_lock;
         _Atomic double next_pmu_change; /* when the event log next binds or unbinds a PMU */
         struct pci_source *pci;
@@ -312,6 +318,7 @@ int sim_open(const char *name_or_path, const struct sim_opts *opts, struct sim *
                 goto fail;
         for (size_t i = 0; i < SIM_MAX_CORES; i++)
                 s->pmu_shown[i] = 0; /* sim_sysfs_write: the first binding */
+        s->cpu_done = -1;
         if (opts->kernel && sim_kernel_parse(opts->kernel, &s->machine->kernel)) {
                 snprintf(errbuf, errlen, "unknown kernel version \"%s\" (%s)", opts->kernel,
                          sim_kernel_names());
@@ -394,6 +401,7 @@ void sim_close(struct sim *s)
         free(s->aer_written);
         free(s->flapped);
         free(s->shown);
+        free(s->cpu_off);
         pthread_mutex_destroy(&s->refresh_lock);
         free(s);
 }
@@ -566,7 +574,129 @@ static int refresh_presence(struct sim *s, double elapsed)
         return 0;
 }
 
-#define PMU_NOT_SHOWN UINT_MAX
+#define PMU_NOT_SHOWN  UINT_MAX
+#define CPU_EVENTS_MAX 4096 /* occurrences replayed by one refresh */
+
+static int write_cpumask(struct sim *s, size_t core)
+{
+        char dir[128], text[16], name[64];
+
+        sim_pmu_name(s->machine, core, name, sizeof(name));
+        snprintf(dir, sizeof(dir), "sys/bus/event_source/devices/%s", name);
+        /* cpumap_print_to_pagebuf(): an empty mask is an empty line. */
+        if (s->pmu_cpu[core] < 0)
+                snprintf(text, sizeof(text), "\n");
+        else
+                snprintf(text, sizeof(text), "%d\n", s->pmu_cpu[core]);
+        return sim_sysfs_put(s->root, dir, "cpumask", text);
+}
+
+/* devices/system/cpu/online in list format ("0-63,65-127"). */
+static int write_online(struct sim *s)
+{
+        unsigned int n = s->machine->cpus;
+        size_t len = 0, cap = (size_t)n * 12 + 2;
+        char *text = malloc(cap);
+        int ret;
+
+        if (!text)
+                return -ENOMEM;
+        text[0] = '\0';
+        for (unsigned int c = 0; c < n; c++) {
+                unsigned int end = c;
+
+                if (s->cpu_off[c])
+                        continue;
+                while (end + 1 < n && !s->cpu_off[end + 1])
+                        end++;
+                len += (size_t)snprintf(text + len, cap - len, end > c ? "%s%u-%u" : "%s%u",
+                                        len ? "," : "", c, end);
+                c = end;
+        }
+        snprintf(text + len, cap - len, "\n");
+        ret = sim_sysfs_put(s->root, "sys/devices/system/cpu", "online", text);
+        free(text);
+        return ret;
+}
+
+/* The CPU a PMU moves to when its CPU @gone goes offline, as
+ * hisi_pcie_pmu_offline_cpu() picks it: an online CPU of its die (here:
+ * its SICL's CPUs), else any online CPU, else none (-1). */
+static int pick_cpu(const struct sim *s, size_t core, unsigned int gone)
+{
+        const struct sim_machine *m = s->machine;
+        unsigned char die =
+            (unsigned int)m->cores[core].cpu < m->cpus ? m->cpu_sicl[m->cores[core].cpu] : 0;
+
+        for (unsigned int c = 0; die && c < m->cpus; c++)
+                if (c != gone && !s->cpu_off[c] && m->cpu_sicl[c] == die)
+                        return (int)c;
+        for (unsigned int c = 0; c < m->cpus; c++)
+                if (c != gone && !s->cpu_off[c])
+                        return (int)c;
+        return -1;
+}
+
+/*
+ * CPUs going offline and online: replayed in time order. Offline, a PMU on
+ * that CPU moves its cpumask to another CPU of its die and the kernel
+ * migrates its open events (perf_pmu_migrate_context()): they go on
+ * counting. Online, a CPU takes only a PMU that had none
+ * (hisi_pcie_pmu_online_cpu(): on_cpu == -1); the others stay where they
+ * moved.
+ */
+static int refresh_cpus(struct sim *s, double elapsed)
+{
+        const struct sim_machine *m = s->machine;
+        struct sim_event_at *at;
+        size_t n;
+        bool moved[SIM_MAX_CORES] = {false}, online_changed = false;
+        int ret = 0;
+
+        if (!s->cpu_off) {
+                s->cpu_off = calloc(m->cpus, 1);
+                if (!s->cpu_off)
+                        return -ENOMEM;
+                for (size_t i = 0; i < m->core_count; i++)
+                        s->pmu_cpu[i] = m->cores[i].cpu;
+        }
+        if (!(elapsed > s->cpu_done))
+                return 0;
+        at = malloc(CPU_EVENTS_MAX * sizeof(*at));
+        if (!at)
+                return -ENOMEM;
+        n = sim_events_between(m, s->cpu_done, elapsed, at, CPU_EVENTS_MAX);
+        for (size_t k = 0; k < n; k++) {
+                const struct sim_event *e = &m->events[at[k].index];
+                bool off = e->kind == SIM_EV_CPU_OFFLINE;
+
+                if ((e->kind != SIM_EV_CPU_OFFLINE && e->kind != SIM_EV_CPU_ONLINE) ||
+                    e->cpu >= m->cpus || s->cpu_off[e->cpu] == off)
+                        continue;
+                s->cpu_off[e->cpu] = off;
+                online_changed = true;
+                for (size_t i = 0; i < m->core_count; i++) {
+                        if (off && s->pmu_cpu[i] == (int)e->cpu)
+                                s->pmu_cpu[i] = pick_cpu(s, i, e->cpu);
+                        else if (!off && s->pmu_cpu[i] < 0)
+                                s->pmu_cpu[i] = pick_cpu(s, i, m->cpus);
+                        else
+                                continue;
+                        moved[i] = true;
+                }
+        }
+        free(at);
+        s->cpu_done = elapsed;
+        for (size_t i = 0; i < m->core_count && !ret; i++) {
+                unsigned int generation;
+
+                if (moved[i] && sim_pmu_bound(m, i, elapsed, &generation))
+                        ret = write_cpumask(s, i);
+        }
+        if (!ret && online_changed)
+                ret = write_online(s);
+        return ret;
+}
 
 /* PMU drivers unbound and bound again (sim_events.h): the directory goes,
  * and comes back with the new binding's perf type. */
@@ -585,6 +715,8 @@ static int refresh_pmus(struct sim *s, double elapsed)
                 if (!ret && want != PMU_NOT_SHOWN)
                         ret = sim_sysfs_pmu_write(
                             m, s->root, i, sim_pmu_type_of(SIM_PMU_TYPE_BASE, i, generation));
+                if (!ret && want != PMU_NOT_SHOWN && s->cpu_off && s->pmu_cpu[i] != m->cores[i].cpu)
+                        ret = write_cpumask(s, i);
                 if (!ret)
                         s->pmu_shown[i] = want;
         }
@@ -616,6 +748,8 @@ static int refresh_locked(struct sim *s)
         if (!(elapsed >= 0))
                 elapsed = 0;
         ret = SIM_TIMED(s, refresh_ns, refresh_presence(s, elapsed));
+        if (!ret)
+                ret = SIM_TIMED(s, refresh_ns, refresh_cpus(s, elapsed));
         if (!ret)
                 ret = SIM_TIMED(s, refresh_ns, refresh_pmus(s, elapsed));
         if (ret)

@@ -253,6 +253,32 @@ static double occurrences(const struct sim_event *e, double t)
         return floor((t - e->at_s) / e->every_s) + 1;
 }
 
+size_t sim_events_between(const struct sim_machine *m, double t0, double t1,
+                          struct sim_event_at *out, size_t cap)
+{
+        size_t n = sim_events_count(m), k = 0;
+
+        for (size_t i = 0; i < n; i++) {
+                const struct sim_event *e = &m->events[i];
+
+                for (double at = next_after(e, t0); at <= t1 && k < cap; at = next_after(e, at))
+                        out[k++] = (struct sim_event_at){.at = at, .index = i};
+        }
+        /* In time order, the log's order within one instant (insertion
+         * sort: a few entries). */
+        for (size_t i = 1; i < k; i++) {
+                struct sim_event_at x = out[i];
+                size_t j = i;
+
+                for (; j > 0 && (out[j - 1].at > x.at ||
+                                 (out[j - 1].at == x.at && out[j - 1].index > x.index));
+                     j--)
+                        out[j] = out[j - 1];
+                out[j] = x;
+        }
+        return k;
+}
+
 bool sim_pmu_bound(const struct sim_machine *m, size_t core, double t, unsigned int *generation)
 {
         size_t n = sim_events_count(m);
@@ -393,8 +419,7 @@ static const char *kind_key(enum sim_event_kind k)
 /* Whether the simulator models @k yet. */
 static bool kind_supported(enum sim_event_kind k)
 {
-        return k == SIM_EV_REMOVE || k == SIM_EV_ADD || k == SIM_EV_PMU_UNBIND ||
-               k == SIM_EV_PMU_BIND;
+        return k != SIM_EV_PTT_STOP && k < SIM_EV_KINDS;
 }
 
 static int parse_event(struct parse *p, json_object *o, const char *path, struct sim_event *e)
@@ -439,8 +464,8 @@ static int parse_event(struct parse *p, json_object *o, const char *path, struct
                             text);
         if (!kind_supported(e->kind))
                 return fail(p, kpath,
-                            "\"%s\" is not simulated yet (remove, add, pmu_unbind and pmu_bind "
-                            "are)",
+                            "\"%s\" is not simulated yet (remove, add, pmu_unbind, pmu_bind, "
+                            "cpu_offline and cpu_online are)",
                             text);
         r = get_number(p, o, path, "at_s", 0, MAX_TIME_S, &e->at_s);
         if (r > 0) {
@@ -463,6 +488,19 @@ static int parse_event(struct parse *p, json_object *o, const char *path, struct
                 }
         }
         snprintf(kpath, sizeof(kpath), "%s.%s", path, kind_key(e->kind));
+        if (e->kind == SIM_EV_CPU_OFFLINE || e->kind == SIM_EV_CPU_ONLINE) {
+                double cpu;
+
+                r = get_number(p, o, path, "cpu", 0, p->m->cpus - 1, &cpu);
+                if (r > 0)
+                        return fail(p, kpath, "missing (a CPU number)");
+                if (r)
+                        return r;
+                if (cpu != floor(cpu))
+                        return fail(p, kpath, "%g is not a CPU number", cpu);
+                e->cpu = (unsigned int)cpu;
+                return 0;
+        }
         if (e->kind == SIM_EV_PMU_UNBIND || e->kind == SIM_EV_PMU_BIND) {
                 r = get_text(p, o, path, "pmu", text, sizeof(text));
                 if (r > 0)

@@ -49,6 +49,15 @@ size_t sim_events_count(const struct sim_machine *m);
  * the next PMU bind or unbind. */
 double sim_events_next(const struct sim_machine *m, double t, bool pmus);
 
+/* The occurrences of the log's events in (@t0, @t1], in time order (at
+ * most @cap): what a stateful change (a CPU going offline) replays. */
+struct sim_event_at {
+        double at;
+        size_t index; /* into m->events */
+};
+size_t sim_events_between(const struct sim_machine *m, double t0, double t1,
+                          struct sim_event_at *out, size_t cap);
+
 /* Whether device @dev exists @t seconds after start. */
 bool sim_device_present(const struct sim_machine *m, size_t dev, double t);
 

@@ -2620,6 +2620,8 @@ static int parse_top(struct ctx *c, json_object *top)
                         m->injection_count++;
                 }
         }
+        _Static_assert(sizeof(m->cpu_sicl) == sizeof(c->cpu_owner), "one entry per CPU");
+        memcpy(m->cpu_sicl, c->cpu_owner, sizeof(m->cpu_sicl));
         v = member(top, "events");
         if (v)
                 return sim_events_parse(m, v, c->origin, c->err, c->errlen);

@@ -273,6 +273,11 @@ struct sim_machine {
         /* The first schedule_count come from the description; the rest
          * were made at run time (sim_events.h). Only appended to: readers
          * load event_count with acquire, writers store it with release. */
+        /* Per CPU: 1 + the index of the SICL whose `cpus` list it (its
+         * die's CPUs, where a PMU's cpumask moves when its CPU goes
+         * offline), 0 for none. */
+        unsigned char cpu_sicl[4096];
+
         size_t schedule_count;
         size_t event_count;
         struct sim_event events[SIM_EVENT_LOG];

@@ -1097,6 +1097,15 @@ int sim_sysfs_pmu_write(const struct sim_machine *m, const char *root, size_t co
         return write_pmu(NULL, m, root, core, type);
 }
 
+int sim_sysfs_put(const char *root, const char *dir, const char *name, const char *text)
+{
+        char path[PATH_MAX];
+
+        if (!root || !dir || !name || !text || join(path, sizeof(path), "%s/%s", root, dir))
+                return -EINVAL;
+        return put_atomic(NULL, path, name, text, strlen(text));
+}
+
 int sim_sysfs_pmu_remove(const struct sim_machine *m, const char *root, size_t core)
 {
         char name[64], dir[PATH_MAX];

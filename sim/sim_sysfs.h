@@ -79,6 +79,10 @@ int sim_sysfs_device_remove(const struct sim_machine *m, const char *root, size_
 int sim_sysfs_pmu_write(const struct sim_machine *m, const char *root, size_t core, uint32_t type);
 int sim_sysfs_pmu_remove(const struct sim_machine *m, const char *root, size_t core);
 
+/* Replaces @root/@dir/@name by @text atomically (write + rename): what
+ * changes at run time (`cpumask`, the online CPUs). 0 or the errno. */
+int sim_sysfs_put(const char *root, const char *dir, const char *name, const char *text);
+
 /* The `config` image of one device (4096 bytes): header, PCI Express
  * capability (type, MPSS, MPS, MRRS, link capabilities/status/LNKCAP2) and
  * an AER extended capability when the device has AER. Pure. */

@@ -9,7 +9,8 @@
 # logged once per function; the other units go on; no value is negative
 # and no utilisation is above 1. The driver of the PMU hisi_pcie1_core0 is
 # unbound and bound again (a new perf type): logged once each way, and it
-# counts again. About 40 s.
+# counts again; CPU 0 goes offline and the PMUs on it follow their
+# cpumask. About 40 s.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/rw_lib.sh"
 rw_require_plugin
@@ -94,6 +95,9 @@ check "log: hisi_pcie1_core0's PMU gone once" \
 	[ "$(grep -c "hisi_pcie1_core0: PMU gone (its driver was unbound)" "$log")" = 1 ]
 check "log: ... and back once, with its new perf type" \
 	[ "$(grep -c "hisi_pcie1_core0: PMU back (perf type 28739)" "$log")" = 1 ]
+# CPU 0, where SICL 0's three PMUs count, goes offline at 12 s.
+check "log: each PMU on CPU 0 moved its cpumask once ($(grep -c "cpumask moved from CPU 0 to CPU 1" "$log"))" \
+	[ "$(grep -c "cpumask moved from CPU 0 to CPU 1" "$log")" = 3 ]
 v=$(qv "$prom_url" 'sum(pcie_port_bandwidth_bytes_per_second{pmu="hisi_pcie1_core0",direction="rx",tlp="mwr"})' "$t_after")
 check "Prometheus: hisi_pcie1_core0 counts again after its rebind ($v B/s)" \
 	awk -v v="${v:-0}" 'BEGIN { exit !(v > 1e9) }'

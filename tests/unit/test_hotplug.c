@@ -80,7 +80,7 @@ static void test_schedule_removes_and_adds_a_subtree(void **state)
         struct sim_truth before, during, after;
 
         (void)state;
-        assert_int_equal(m->schedule_count, 6);
+        assert_int_equal(m->schedule_count, 8);
         for (double t = 0; t <= 70; t += 0.5) {
                 /* Removed at 10 s, back at 20 s, every 30 s. */
                 double phase = fmod(t, 30);
@@ -246,6 +246,41 @@ static void test_pmu_unbind_and_bind(void **state)
         sim_close(s);
 }
 
+/* CPU 0 goes offline at 12 s and back at 22 s: the PMUs on it move their
+ * cpumask to another CPU of their die and stay there. */
+static void test_cpu_offline_moves_cpumask(void **state)
+{
+        struct sim *s = open_sim(HOTPLUG);
+        struct hw_env env = {0};
+        char text[64];
+
+#define SYSFS_IS(path, want)                                                                       \
+        do {                                                                                       \
+                memset(text, 0, sizeof(text));                                                     \
+                assert_true(hw_read_file(&env, HW_SYSFS, text, sizeof(text), path) > 0);           \
+                assert_string_equal(text, want);                                                   \
+        } while (0)
+        (void)state;
+        assert_int_equal(sim_env(s, &env), 0);
+        fake_now = 11;
+        assert_int_equal(sim_refresh(s), 0);
+        SYSFS_IS("bus/event_source/devices/hisi_pcie0_core0/cpumask", "0\n");
+        SYSFS_IS("devices/system/cpu/online", "0-127\n");
+        fake_now = 13;
+        assert_int_equal(sim_refresh(s), 0);
+        SYSFS_IS("bus/event_source/devices/hisi_pcie0_core0/cpumask", "1\n");
+        SYSFS_IS("bus/event_source/devices/hisi_pcie0_core2/cpumask", "1\n");
+        SYSFS_IS("bus/event_source/devices/hisi_pcie1_core1/cpumask", "64\n");
+        SYSFS_IS("devices/system/cpu/online", "1-127\n");
+        fake_now = 23;
+        assert_int_equal(sim_refresh(s), 0);
+        SYSFS_IS("devices/system/cpu/online", "0-127\n");
+        /* hisi_pcie_pmu_online_cpu() takes a CPU only for a PMU without one. */
+        SYSFS_IS("bus/event_source/devices/hisi_pcie0_core0/cpumask", "1\n");
+#undef SYSFS_IS
+        sim_close(s);
+}
+
 /* ---- the loader ---- */
 
 static const char base[] =
@@ -292,8 +327,13 @@ static const struct load_case load_cases[] = {
     {"[{\"at_s\": 1, \"kind\": \"pmu_bind\"}]", "events[0].pmu: missing"},
     {"[{\"at_s\": 1, \"kind\": \"pmu_bind\", \"bdf\": \"01:00.0\"}]",
      "events[0].bdf: a \"pmu_bind\" event takes \"pmu\", not \"bdf\""},
-    {"[{\"at_s\": 1, \"kind\": \"cpu_offline\", \"cpu\": 1}]",
-     "events[0].kind: \"cpu_offline\" is not simulated yet"},
+    {"[{\"at_s\": 1, \"kind\": \"cpu_offline\", \"cpu\": 1}]", NULL},
+    {"[{\"at_s\": 1, \"kind\": \"cpu_online\", \"cpu\": 4}]",
+     "events[0].cpu: 4 is out of range (0..3)"},
+    {"[{\"at_s\": 1, \"kind\": \"cpu_online\", \"cpu\": 1.5}]",
+     "events[0].cpu: 1.5 is not a CPU number"},
+    {"[{\"at_s\": 1, \"kind\": \"ptt_stop\", \"pmu\": \"hisi_pcie0_core0\"}]",
+     "events[0].kind: \"ptt_stop\" is not simulated yet"},
 };
 
 static void test_loader(void **state)
@@ -484,6 +524,16 @@ static void test_engine_follows_the_changes(void **state)
         assert_int_equal(count(log_text, "hisi_pcie1_core0: PMU gone (its driver was unbound)"), 1);
         assert_int_equal(count(log_text, "hisi_pcie1_core0: PMU back (perf type 28739)"), 1);
         assert_int_equal(count(log_text, "PMU gone"), 1);
+        for (int core = 0; core < 3; core++) {
+                char moved[96];
+
+                snprintf(
+                    moved, sizeof(moved),
+                    "hisi_pcie0_core%d: cpumask moved from CPU 0 to CPU 1 (a CPU went offline)",
+                    core);
+                assert_int_equal(count(log_text, moved), 1);
+        }
+        assert_int_equal(count(log_text, "cpumask moved"), 3);
         assert_int_equal(count(log_text, "reading counters"), 0);
         engine_close(e);
         engine_config_clear(&cfg);
@@ -496,6 +546,7 @@ int main(void)
             cmocka_unit_test(test_aer_of_a_new_pci_dev),
             cmocka_unit_test(test_runtime_remove_and_add),
             cmocka_unit_test(test_pmu_unbind_and_bind),
+            cmocka_unit_test(test_cpu_offline_moves_cpumask),
             cmocka_unit_test(test_loader),
             cmocka_unit_test(test_engine_follows_the_changes),
         };

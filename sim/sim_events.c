@@ -318,6 +318,20 @@ int sim_pmu_find(const struct sim_machine *m, const char *name, size_t *core)
         return -ENODEV;
 }
 
+int sim_ptt_find(const struct sim_machine *m, const char *name, size_t *core)
+{
+        for (size_t i = 0; i < m->core_count; i++) {
+                char buf[64];
+
+                snprintf(buf, sizeof(buf), "hisi_ptt%u_%u", m->cores[i].sicl, m->cores[i].id);
+                if (m->cores[i].ptt_function != SIM_NONE && !strcmp(buf, name)) {
+                        *core = i;
+                        return 0;
+                }
+        }
+        return -ENODEV;
+}
+
 /* ---- the description's `events` ---- */
 
 struct parse {
@@ -419,7 +433,7 @@ static const char *kind_key(enum sim_event_kind k)
 /* Whether the simulator models @k yet. */
 static bool kind_supported(enum sim_event_kind k)
 {
-        return k != SIM_EV_PTT_STOP && k < SIM_EV_KINDS;
+        return k < SIM_EV_KINDS;
 }
 
 static int parse_event(struct parse *p, json_object *o, const char *path, struct sim_event *e)
@@ -463,10 +477,7 @@ static int parse_event(struct parse *p, json_object *o, const char *path, struct
                             "cpu_online, pmu_unbind, pmu_bind, ptt_stop)",
                             text);
         if (!kind_supported(e->kind))
-                return fail(p, kpath,
-                            "\"%s\" is not simulated yet (remove, add, pmu_unbind, pmu_bind, "
-                            "cpu_offline and cpu_online are)",
-                            text);
+                return fail(p, kpath, "\"%s\" is not simulated yet", text);
         r = get_number(p, o, path, "at_s", 0, MAX_TIME_S, &e->at_s);
         if (r > 0) {
                 snprintf(kpath, sizeof(kpath), "%s.at_s", path);
@@ -499,6 +510,20 @@ static int parse_event(struct parse *p, json_object *o, const char *path, struct
                 if (cpu != floor(cpu))
                         return fail(p, kpath, "%g is not a CPU number", cpu);
                 e->cpu = (unsigned int)cpu;
+                return 0;
+        }
+        if (e->kind == SIM_EV_PTT_STOP) {
+                r = get_text(p, o, path, "pmu", text, sizeof(text));
+                if (r > 0)
+                        return 0; /* every PTT device */
+                if (r)
+                        return r;
+                if (sim_ptt_find(p->m, text, &e->core))
+                        return fail(p, kpath,
+                                    "no PTT device \"%s\" on this machine (the PTT of SICL s, "
+                                    "core c is hisi_ptt<s>_<c>, on a core with a \"ptt\" "
+                                    "function)",
+                                    text);
                 return 0;
         }
         if (e->kind == SIM_EV_PMU_UNBIND || e->kind == SIM_EV_PMU_BIND) {

@@ -109,6 +109,9 @@ int sim_device_add(struct sim *s, const char *bdf);
  * with a new perf type. 0, -ENODEV (no such PMU), -ENOSPC.
  */
 int sim_pmu_unbind(struct sim *s, const char *pmu);
+/* The core index of PTT device @name ("hisi_ptt<sicl>_<core>"). 0 or
+ * -ENODEV. */
+int sim_ptt_find(const struct sim_machine *m, const char *name, size_t *core);
 /* The core index of hisi_pcie PMU @name. 0 or -ENODEV. */
 int sim_pmu_find(const struct sim_machine *m, const char *name, size_t *core);
 int sim_pmu_bind(struct sim *s, const char *pmu);

@@ -80,7 +80,7 @@ static void test_schedule_removes_and_adds_a_subtree(void **state)
         struct sim_truth before, during, after;
 
         (void)state;
-        assert_int_equal(m->schedule_count, 8);
+        assert_int_equal(m->schedule_count, 9);
         for (double t = 0; t <= 70; t += 0.5) {
                 /* Removed at 10 s, back at 20 s, every 30 s. */
                 double phase = fmod(t, 30);
@@ -332,8 +332,9 @@ static const struct load_case load_cases[] = {
      "events[0].cpu: 4 is out of range (0..3)"},
     {"[{\"at_s\": 1, \"kind\": \"cpu_online\", \"cpu\": 1.5}]",
      "events[0].cpu: 1.5 is not a CPU number"},
+    {"[{\"at_s\": 1, \"kind\": \"ptt_stop\"}]", NULL},
     {"[{\"at_s\": 1, \"kind\": \"ptt_stop\", \"pmu\": \"hisi_pcie0_core0\"}]",
-     "events[0].kind: \"ptt_stop\" is not simulated yet"},
+     "events[0].pmu: no PTT device \"hisi_pcie0_core0\" on this machine"},
 };
 
 static void test_loader(void **state)
@@ -534,6 +535,13 @@ static void test_engine_follows_the_changes(void **state)
                 assert_int_equal(count(log_text, moved), 1);
         }
         assert_int_equal(count(log_text, "cpumask moved"), 3);
+        /* The PTT driver stopped hisi_ptt0_0's trace at 16.1 s: that window
+         * ended on time, logged once, and the next ones are whole. */
+        assert_int_equal(count(log_text, "hisi_ptt0_0: the driver stopped the trace before the "
+                                         "window ended"),
+                         1);
+        assert_int_equal(count(log_text, "hisi_ptt0_0: trace windows whole again"), 1);
+        assert_int_equal(count(log_text, "the driver stopped the trace"), 1);
         assert_int_equal(count(log_text, "reading counters"), 0);
         engine_close(e);
         engine_config_clear(&cfg);

@@ -59,6 +59,7 @@ struct endpoint_info {
         char bdf[PCI_BDF_LEN];
         uint16_t rid;
         size_t port;
+        bool gone; /* its sysfs directory went (removed, its link failed) */
 };
 
 struct hisi_pcie_core {
@@ -656,6 +657,8 @@ static bool endpoint_published(const struct hisi_pcie_core *c, size_t e)
         double mine = endpoint_bytes(c, e);
         size_t above = 0;
 
+        if (c->endpoints[e].gone)
+                return false;
         if (c->opts.endpoint_filter)
                 return true;
         for (size_t o = 0; o < c->endpoint_count; o++) {
@@ -735,6 +738,21 @@ static void emit_core(struct emitter *em, double elapsed)
         sample_emit(&em->out, &s);
 }
 
+/* An endpoint removed by surprise (or whose link failed) leaves sysfs: its
+ * series stop (its filter counts nothing) until it is back, and the
+ * monitor logs the change. */
+static void mark_gone_endpoints(struct hisi_pcie_core *c)
+{
+        char buf[16];
+
+        if (!c->env->sysfs_root)
+                return;
+        for (size_t e = 0; e < c->endpoint_count; e++)
+                c->endpoints[e].gone =
+                    hw_read_file(c->env, HW_SYSFS, buf, sizeof(buf), "bus/pci/devices/%s/vendor",
+                                 c->endpoints[e].bdf) == -ENOENT;
+}
+
 int hisi_pcie_core_tick(struct hisi_pcie_core *c, double now, struct sample_set *out)
 {
         double cpu0 = thread_cpu_seconds();
@@ -760,6 +778,7 @@ int hisi_pcie_core_tick(struct hisi_pcie_core *c, double now, struct sample_set 
         }
         double elapsed = now - c->start_time;
 
+        mark_gone_endpoints(c);
         for (size_t p = 0; p < c->port_count; p++)
                 emit_port_values(&em, p);
         emit_endpoints(&em, elapsed);

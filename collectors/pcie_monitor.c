@@ -38,6 +38,7 @@ struct pcie_monitor {
          * pcie_audit_findings below the full detail). */
         unsigned int findings[PCIE_SEV_CRITICAL + 1];
         bool scan_failing; /* the last scan failed and was logged */
+        bool scanned;      /* a scan has worked: functions that come and go are news */
 };
 
 void pcie_monitor_opts_default(struct pcie_monitor_opts *opts)
@@ -116,6 +117,26 @@ size_t pcie_monitor_function_count(const struct pcie_monitor *mon, size_t *selec
  * so one merge pass keeps the states of functions still present, starts
  * fresh ones for new functions, and drops those that went away.
  */
+/* A function that went away (surprise removal, a link that failed) or
+ * came (hot-plug, a rescan), once per change; not at the first scan, nor
+ * for functions the filter leaves out. */
+static void log_change(const struct pcie_monitor *mon, const struct pci_addr *addr, bool gone)
+{
+        char bdf[PCI_BDF_LEN];
+
+        if (!mon->scanned || (mon->opts.filter && !bdf_filter_selects(mon->opts.filter, addr)))
+                return;
+        pci_addr_format(addr, bdf);
+        if (gone)
+                hw_logf(mon->env, HW_LOG_WARNING,
+                        "%s: PCI function gone (removed, or its link failed); its series stop "
+                        "until it is back",
+                        bdf);
+        else
+                hw_logf(mon->env, HW_LOG_INFO, "%s: PCI function appeared (hot-plug or rescan)",
+                        bdf);
+}
+
 static int merge_states(struct pcie_monitor *mon, const struct pcie_topo *topo)
 {
         size_t n = pcie_topo_count(topo), old = 0;
@@ -127,12 +148,17 @@ static int merge_states(struct pcie_monitor *mon, const struct pcie_topo *topo)
                 const struct pci_addr *addr = &pcie_topo_get(topo, i)->addr;
 
                 while (old < mon->state_count && pci_addr_compare(&mon->states[old].addr, addr) < 0)
-                        old++;
-                if (old < mon->state_count && !pci_addr_compare(&mon->states[old].addr, addr))
-                        fresh[i] = mon->states[old];
-                else
+                        log_change(mon, &mon->states[old++].addr, true);
+                if (old < mon->state_count && !pci_addr_compare(&mon->states[old].addr, addr)) {
+                        fresh[i] = mon->states[old++];
+                } else {
                         fresh[i].addr = *addr;
+                        log_change(mon, addr, false);
+                }
         }
+        while (old < mon->state_count)
+                log_change(mon, &mon->states[old++].addr, true);
+        mon->scanned = true;
         free(mon->states);
         mon->states = fresh;
         mon->state_count = n;

@@ -515,6 +515,20 @@ static int load_type(const struct hw_env *env, struct perf_pmu *pmu)
         return 0;
 }
 
+int perf_pmu_reload_type(const struct hw_env *env, struct perf_pmu *pmu)
+{
+        char text[64];
+        uint64_t type;
+        ssize_t n = read_pmu_file(env, pmu->name, NULL, "type", text, sizeof(text));
+
+        if (n < 0)
+                return (int)n;
+        if (parse_u64_text(text, &type) || type > UINT32_MAX)
+                return -EBADMSG;
+        pmu->type = (uint32_t)type;
+        return 0;
+}
+
 /* `cpumask` (uncore PMUs) or `cpus` (hybrid core PMUs); optional, and a bad
  * one only costs the CPU list. */
 static int load_cpus(const struct hw_env *env, struct perf_pmu *pmu)

@@ -133,6 +133,13 @@ void perf_pmu_free(struct perf_pmu *pmu);
 int perf_pmu_list(const struct hw_env *env, const char *prefix, char ***names);
 void perf_pmu_list_free(char **names);
 
+/*
+ * perf_pmu_reload_type - read the PMU's `type` again: a driver unbound and
+ * bound again registers it with a new perf type. 0, -ENOENT (the PMU is
+ * gone: no driver now), -EBADMSG or the errno of reading.
+ */
+int perf_pmu_reload_type(const struct hw_env *env, struct perf_pmu *pmu);
+
 const char *perf_pmu_name(const struct perf_pmu *pmu);
 uint32_t perf_pmu_type(const struct perf_pmu *pmu);
 

@@ -294,6 +294,11 @@ struct ptt_capture {
 
         /* The window. */
         bool running, have_budget, window_stopped;
+        /* The driver stopped a trace before its window ended (a TRUNCATED
+         * record with room left): logged once, and once when windows are
+         * whole again. */
+        uint64_t truncated_at_start;
+        bool driver_stop_logged;
         double next_start, window_end, last_poll;
         int fd;
         struct perf_event_mmap_page *pg;
@@ -697,6 +702,7 @@ static int start_window(struct ptt_capture *c, double now)
         ptt_summary_window_start(c->sum);
         c->carry_n = 0;
         c->window_stopped = false;
+        c->truncated_at_start = c->st.truncated;
         ret = open_and_map(c);
         if (!ret)
                 ret = ops->ioctl(ops->ctx, c->fd, PERF_EVENT_IOC_ENABLE, 0);
@@ -778,6 +784,10 @@ static int end_window(struct ptt_capture *c, double now)
 {
         const struct perf_ops *ops = c->env->perf;
         int ret = poll_window(c, now), ret2;
+        /* TRUNCATED before our DISABLE: the driver stopped the trace on its
+         * own, handing over what it had. (A device whose buffers ran out
+         * says so only at DISABLE, with no data: not this.) */
+        bool driver_stop = c->st.truncated > c->truncated_at_start;
 
         ret2 = ops->ioctl(ops->ctx, c->fd, PERF_EVENT_IOC_DISABLE, 0);
         window_length(c);
@@ -791,6 +801,20 @@ static int end_window(struct ptt_capture *c, double now)
         if (ret) {
                 c->st.last_error = -ret;
                 log_open_error(c, ret);
+        }
+        /* The window still ends on time, with what came before. */
+        if (!ret && !c->window_stopped && driver_stop) {
+                c->window_stopped = true;
+                if (!c->driver_stop_logged)
+                        hw_logf(c->env, HW_LOG_WARNING,
+                                "%s: the driver stopped the trace before the window ended; this "
+                                "window has the data up to then",
+                                perf_pmu_name(c->pmu));
+                c->driver_stop_logged = true;
+        } else if (!ret && !c->window_stopped && c->driver_stop_logged) {
+                hw_logf(c->env, HW_LOG_INFO, "%s: trace windows whole again",
+                        perf_pmu_name(c->pmu));
+                c->driver_stop_logged = false;
         }
         finish_window(c,
                       ret                 ? PTT_WINDOW_ERROR

@@ -14,12 +14,17 @@
 #include "hisi_pcie.h"
 #include "hisi_pcie_core.h"
 #include "hw_env.h"
+#include "perf_pmu.h"
+#include "sample.h"
 
 struct hisi_unit {
         struct hisi_pcie_core *core;
+        struct hisi_pcie_pmu *pmu; /* in the source's shared list; this unit's own */
         const struct hw_env *env;
         double interval;
         struct engine_schedule due;
+        bool pmu_gone;         /* unbound: waiting for it to be bound again */
+        bool read_error_shown; /* a reading failed and was logged */
 };
 
 /* The PMUs found: the cores point into them. */
@@ -70,7 +75,7 @@ static int hisi_discover(struct engine_discovery *d)
                 return err;
         opts.endpoint_filter = cfg->endpoints_given ? &cfg->endpoints : NULL;
         for (size_t i = 0; i < p->count && !err; i++) {
-                const struct hisi_pcie_pmu *pmu = &p->pmus[i];
+                struct hisi_pcie_pmu *pmu = &p->pmus[i];
                 struct hisi_unit *u = calloc(1, sizeof(*u));
                 char name[32];
 
@@ -86,6 +91,7 @@ static int hisi_discover(struct engine_discovery *d)
                         continue;
                 }
                 u->env = env;
+                u->pmu = pmu;
                 u->interval = engine_discovery_interval(d);
                 snprintf(name, sizeof(name), "pcie s%uc%u", pmu->sicl, pmu->core);
                 err = engine_discovery_add(d, u, name);
@@ -106,14 +112,82 @@ static int hisi_start(void *unit, double now)
         return 0;
 }
 
+/*
+ * Whether a failed reading means the PMU went away: its driver was unbound
+ * (perf_pmu_unregister() revokes the open events: read() gives 0 bytes,
+ * ioctl() -ENODEV) and its directory is gone, or it was bound again with a
+ * new perf type already. Then its counters are closed, logged once.
+ */
+static bool pmu_went(struct hisi_unit *u)
+{
+        uint32_t type = perf_pmu_type(u->pmu->pmu);
+        int err = perf_pmu_reload_type(u->env, u->pmu->pmu);
+
+        if (!err && perf_pmu_type(u->pmu->pmu) == type)
+                return false;
+        hw_logf(u->env, HW_LOG_WARNING,
+                "%s: PMU gone (its driver was unbound%s); its counters stop until it is back",
+                hisi_pcie_core_name(u->core), err ? "" : " and bound again");
+        hisi_pcie_core_stop(u->core);
+        u->pmu_gone = true;
+        return true;
+}
+
+/* A PMU that went: opened again once its directory is back, with the perf
+ * type it has now (the first interval after that has no rates yet). */
+static void pmu_back(struct hisi_unit *u, double now)
+{
+        if (perf_pmu_reload_type(u->env, u->pmu->pmu) || hisi_pcie_core_start(u->core, now))
+                return;
+        u->pmu_gone = false;
+        u->read_error_shown = false;
+        hw_logf(u->env, HW_LOG_INFO, "%s: PMU back (perf type %u); counting %zu measurements again",
+                hisi_pcie_core_name(u->core), perf_pmu_type(u->pmu->pmu),
+                hisi_pcie_core_measurements(u->core));
+}
+
+/* A PMU's cpumask moves when its CPU goes offline; the kernel migrates the
+ * open events along (perf_pmu_migrate_context()), so they count on: only
+ * later opens need the new CPU. Logged once per move. */
+static void follow_cpumask(struct hisi_unit *u)
+{
+        char text[64], *end;
+        long cpu;
+
+        if (hw_read_file(u->env, HW_SYSFS, text, sizeof(text),
+                         "bus/event_source/devices/%s/cpumask", u->pmu->name) <= 0)
+                return;
+        cpu = strtol(text, &end, 10);
+        if (end == text || cpu < 0 || cpu > 1000000 || (int)cpu == u->pmu->cpu)
+                return; /* empty: no CPU online for it; the next move says */
+        hw_logf(u->env, HW_LOG_INFO,
+                "%s: cpumask moved from CPU %d to CPU %ld (a CPU went offline); the kernel "
+                "moved its counters along",
+                hisi_pcie_core_name(u->core), u->pmu->cpu, cpu);
+        u->pmu->cpu = (int)cpu;
+}
+
 static int hisi_tick(void *unit, double now, struct sample_set *out)
 {
         struct hisi_unit *u = unit;
-        int err = hisi_pcie_core_tick(u->core, now, out);
+        int err;
 
-        if (err && err != -ENOMEM)
+        if (u->pmu_gone) {
+                pmu_back(u, now);
+                engine_schedule_ticked(&u->due, now);
+                return 0; /* nothing to publish: its series go stale */
+        }
+        err = hisi_pcie_core_tick(u->core, now, out);
+        if (err && err != -ENOMEM && pmu_went(u)) {
+                sample_set_clear(out);
+                engine_schedule_ticked(&u->due, now);
+                return 0;
+        }
+        if (err && err != -ENOMEM && !u->read_error_shown)
                 hw_logf(u->env, HW_LOG_WARNING, "%s: reading counters: %s",
                         hisi_pcie_core_name(u->core), strerror(-err));
+        u->read_error_shown = err && err != -ENOMEM;
+        follow_cpumask(u);
         engine_schedule_ticked(&u->due, now);
         return 1;
 }

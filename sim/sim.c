@@ -10,6 +10,7 @@
 #include <limits.h>
 #include <linux/perf_event.h>
 #include <math.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -23,6 +24,7 @@
 #include "pci_addr.h"
 #include "pci_source.h"
 #include "pcie_link.h"
+#include "sim_events.h"
 #include "sim_hisi_ptt.h"
 #include "sim_intel_iio.h"
 #include "sim_sysfs.h"
@@ -52,6 +54,18 @@ struct sim {
         _Atomic uint64_t perf_ns, refresh_ns;
         uint64_t *aer_written; /* what sim_refresh last wrote (sim_sysfs.h) */
         uint8_t *flapped;      /* per device: its flapping link shows flap_width */
+        uint8_t *shown;        /* per device: its directory is in the tree (sim_events.h) */
+        /* per core: the binding of its PMU whose directory the tree shows
+         * (PMU_NOT_SHOWN: none, unbound) */
+        unsigned int pmu_shown[SIM_MAX_CORES];
+        /* CPUs going offline and online (sim_events.h), replayed up to
+         * cpu_done: which are offline, and each PMU's cpumask CPU (-1:
+         * none online) as the drivers' CPU hotplug callbacks move it. */
+        uint8_t *cpu_off;
+        int pmu_cpu[SIM_MAX_CORES];
+        double cpu_done;
+        pthread_mutex_t refresh_lock;
+        _Atomic double next_pmu_change; /* when the event log next binds or unbinds a PMU */
         struct pci_source *pci;
         char root[4096];
         char sys[4200];
@@ -190,6 +204,8 @@ double sim_cpu_seconds(const struct sim *s, double *refresh)
         return (double)atomic_load_explicit(&s->perf_ns, memory_order_relaxed) / 1e9;
 }
 
+static void refresh_if_due(struct sim *s);
+
 static const struct perf_ops *ops_of_fd(struct sim *s, int fd)
 {
         if (s->ptt && fd >= SIM_PTT_FD_BASE)
@@ -209,7 +225,8 @@ static int route_open(void *ctx, struct perf_event_attr *attr, pid_t pid, int cp
 
         if (!attr)
                 return -EFAULT;
-        if (attr->type >= SIM_PMU_TYPE_BASE && attr->type - SIM_PMU_TYPE_BASE < SIM_MAX_CORES)
+        if (attr->type >= SIM_PMU_TYPE_BASE &&
+            attr->type - SIM_PMU_TYPE_BASE < SIM_MAX_CORES * SIM_PMU_GENERATIONS)
                 o = sim_pmu_ops(s->pmu);
         else if (s->iio && attr->type >= SIM_IIO_TYPE_BASE &&
                  attr->type < SIM_IIO_TYPE_BASE + 0x100)
@@ -219,6 +236,7 @@ static int route_open(void *ctx, struct perf_event_attr *attr, pid_t pid, int cp
                 o = sim_ptt_ops(s->ptt);
         if (!o)
                 return -ENOENT;
+        refresh_if_due(s);
         return SIM_TIMED(s, perf_ns, o->open(o->ctx, attr, pid, cpu, group_fd, flags));
 }
 
@@ -227,6 +245,7 @@ static ssize_t route_read(void *ctx, int fd, void *buf, size_t len)
         struct sim *s = ctx;
         const struct perf_ops *o = ops_of_fd(s, fd);
 
+        refresh_if_due(s);
         return o ? SIM_TIMED(s, perf_ns, o->read(o->ctx, fd, buf, len)) : -EBADF;
 }
 
@@ -235,6 +254,7 @@ static int route_ioctl(void *ctx, int fd, unsigned long request, unsigned long a
         struct sim *s = ctx;
         const struct perf_ops *o = ops_of_fd(s, fd);
 
+        refresh_if_due(s);
         return o ? SIM_TIMED(s, perf_ns, o->ioctl(o->ctx, fd, request, arg)) : -EBADF;
 }
 
@@ -283,6 +303,8 @@ int sim_open(const char *name_or_path, const struct sim_opts *opts, struct sim *
         s = calloc(1, sizeof(*s));
         if (!s)
                 return -ENOMEM;
+        pthread_mutex_init(&s->refresh_lock, NULL);
+        atomic_init(&s->next_pmu_change, INFINITY);
         /* A path: with a '/' or (issue 18, `--simulate snapshot.json`) ending in .json. */
         if (strchr(name_or_path, '/') ||
             (strlen(name_or_path) > 5 && !strcmp(name_or_path + strlen(name_or_path) - 5, ".json")))
@@ -294,6 +316,9 @@ int sim_open(const char *name_or_path, const struct sim_opts *opts, struct sim *
         ret = sim_machine_load(path, &s->machine, errbuf, errlen);
         if (ret)
                 goto fail;
+        for (size_t i = 0; i < SIM_MAX_CORES; i++)
+                s->pmu_shown[i] = 0; /* sim_sysfs_write: the first binding */
+        s->cpu_done = -1;
         if (opts->kernel && sim_kernel_parse(opts->kernel, &s->machine->kernel)) {
                 snprintf(errbuf, errlen, "unknown kernel version \"%s\" (%s)", opts->kernel,
                          sim_kernel_names());
@@ -349,6 +374,12 @@ int sim_open(const char *name_or_path, const struct sim_opts *opts, struct sim *
             .close = route_close,
             .ctx = s,
         };
+        /* Changes the schedule makes at its start are there from the first. */
+        ret = sim_refresh(s);
+        if (ret) {
+                snprintf(errbuf, errlen, "cannot bring the tree to its start: %s", strerror(-ret));
+                goto fail;
+        }
         *out = s;
         return 0;
 fail:
@@ -369,6 +400,9 @@ void sim_close(struct sim *s)
         sim_machine_free(s->machine);
         free(s->aer_written);
         free(s->flapped);
+        free(s->shown);
+        free(s->cpu_off);
+        pthread_mutex_destroy(&s->refresh_lock);
         free(s);
 }
 
@@ -505,7 +539,8 @@ static int refresh_links(struct sim *s, double elapsed)
                 uint8_t phase;
                 unsigned int width;
 
-                if (!(d->flap_period_s > 0) || d->parent == SIM_NONE)
+                if (!(d->flap_period_s > 0) || d->parent == SIM_NONE || !s->shown[i] ||
+                    !s->shown[d->parent])
                         continue;
                 phase = (uint8_t)((uint64_t)floor(elapsed / d->flap_period_s) & 1);
                 if (phase == s->flapped[i])
@@ -521,29 +556,302 @@ static int refresh_links(struct sim *s, double elapsed)
         return 0;
 }
 
-int sim_refresh(struct sim *s)
+/*
+ * Functions removed or back (sim_events.h): a removed one's directory goes
+ * (those below it go in the same pass: each has its own entry), one that
+ * came back is written again as a new pci_dev: its files as described,
+ * its link trained, its AER files rewritten by the next update.
+ */
+static int refresh_presence(struct sim *s, double elapsed)
 {
+        const struct sim_machine *m = s->machine;
+        int ret;
+
+        for (size_t i = 0; i < m->device_count; i++) {
+                uint8_t present;
+
+                if (!s->shown[i] && !sim_device_has_events(m, i))
+                        continue;
+                present = sim_device_present(m, i, elapsed);
+                if (present == s->shown[i])
+                        continue;
+                if (present) {
+                        ret = sim_sysfs_device_write(m, s->root, i);
+                        memset(s->aer_written + i * SIM_AER_WRITTEN_SLOTS, 0,
+                               SIM_AER_WRITTEN_SLOTS * sizeof(*s->aer_written));
+                        s->flapped[i] = 0;
+                } else {
+                        ret = sim_sysfs_device_remove(m, s->root, i);
+                }
+                if (ret)
+                        return ret;
+                s->shown[i] = present;
+        }
+        return 0;
+}
+
+#define PMU_NOT_SHOWN  UINT_MAX
+#define CPU_EVENTS_MAX 4096 /* occurrences replayed by one refresh */
+
+static int write_cpumask(struct sim *s, size_t core)
+{
+        char dir[128], text[16], name[64];
+
+        sim_pmu_name(s->machine, core, name, sizeof(name));
+        snprintf(dir, sizeof(dir), "sys/bus/event_source/devices/%s", name);
+        /* cpumap_print_to_pagebuf(): an empty mask is an empty line. */
+        if (s->pmu_cpu[core] < 0)
+                snprintf(text, sizeof(text), "\n");
+        else
+                snprintf(text, sizeof(text), "%d\n", s->pmu_cpu[core]);
+        return sim_sysfs_put(s->root, dir, "cpumask", text);
+}
+
+/* devices/system/cpu/online in list format ("0-63,65-127"). */
+static int write_online(struct sim *s)
+{
+        unsigned int n = s->machine->cpus;
+        size_t len = 0, cap = (size_t)n * 12 + 2;
+        char *text = malloc(cap);
+        int ret;
+
+        if (!text)
+                return -ENOMEM;
+        text[0] = '\0';
+        for (unsigned int c = 0; c < n; c++) {
+                unsigned int end = c;
+
+                if (s->cpu_off[c])
+                        continue;
+                while (end + 1 < n && !s->cpu_off[end + 1])
+                        end++;
+                len += (size_t)snprintf(text + len, cap - len, end > c ? "%s%u-%u" : "%s%u",
+                                        len ? "," : "", c, end);
+                c = end;
+        }
+        snprintf(text + len, cap - len, "\n");
+        ret = sim_sysfs_put(s->root, "sys/devices/system/cpu", "online", text);
+        free(text);
+        return ret;
+}
+
+/* The CPU a PMU moves to when its CPU @gone goes offline, as
+ * hisi_pcie_pmu_offline_cpu() picks it: an online CPU of its die (here:
+ * its SICL's CPUs), else any online CPU, else none (-1). */
+static int pick_cpu(const struct sim *s, size_t core, unsigned int gone)
+{
+        const struct sim_machine *m = s->machine;
+        unsigned char die =
+            (unsigned int)m->cores[core].cpu < m->cpus ? m->cpu_sicl[m->cores[core].cpu] : 0;
+
+        for (unsigned int c = 0; die && c < m->cpus; c++)
+                if (c != gone && !s->cpu_off[c] && m->cpu_sicl[c] == die)
+                        return (int)c;
+        for (unsigned int c = 0; c < m->cpus; c++)
+                if (c != gone && !s->cpu_off[c])
+                        return (int)c;
+        return -1;
+}
+
+/*
+ * CPUs going offline and online: replayed in time order. Offline, a PMU on
+ * that CPU moves its cpumask to another CPU of its die and the kernel
+ * migrates its open events (perf_pmu_migrate_context()): they go on
+ * counting. Online, a CPU takes only a PMU that had none
+ * (hisi_pcie_pmu_online_cpu(): on_cpu == -1); the others stay where they
+ * moved.
+ */
+static int refresh_cpus(struct sim *s, double elapsed)
+{
+        const struct sim_machine *m = s->machine;
+        struct sim_event_at *at;
+        size_t n;
+        bool moved[SIM_MAX_CORES] = {false}, online_changed = false;
+        int ret = 0;
+
+        if (!s->cpu_off) {
+                s->cpu_off = calloc(m->cpus, 1);
+                if (!s->cpu_off)
+                        return -ENOMEM;
+                for (size_t i = 0; i < m->core_count; i++)
+                        s->pmu_cpu[i] = m->cores[i].cpu;
+        }
+        if (!(elapsed > s->cpu_done))
+                return 0;
+        at = malloc(CPU_EVENTS_MAX * sizeof(*at));
+        if (!at)
+                return -ENOMEM;
+        n = sim_events_between(m, s->cpu_done, elapsed, at, CPU_EVENTS_MAX);
+        for (size_t k = 0; k < n; k++) {
+                const struct sim_event *e = &m->events[at[k].index];
+                bool off = e->kind == SIM_EV_CPU_OFFLINE;
+
+                if ((e->kind != SIM_EV_CPU_OFFLINE && e->kind != SIM_EV_CPU_ONLINE) ||
+                    e->cpu >= m->cpus || s->cpu_off[e->cpu] == off)
+                        continue;
+                s->cpu_off[e->cpu] = off;
+                online_changed = true;
+                for (size_t i = 0; i < m->core_count; i++) {
+                        if (off && s->pmu_cpu[i] == (int)e->cpu)
+                                s->pmu_cpu[i] = pick_cpu(s, i, e->cpu);
+                        else if (!off && s->pmu_cpu[i] < 0)
+                                s->pmu_cpu[i] = pick_cpu(s, i, m->cpus);
+                        else
+                                continue;
+                        moved[i] = true;
+                }
+        }
+        free(at);
+        s->cpu_done = elapsed;
+        for (size_t i = 0; i < m->core_count && !ret; i++) {
+                unsigned int generation;
+
+                if (moved[i] && sim_pmu_bound(m, i, elapsed, &generation))
+                        ret = write_cpumask(s, i);
+        }
+        if (!ret && online_changed)
+                ret = write_online(s);
+        return ret;
+}
+
+/* PMU drivers unbound and bound again (sim_events.h): the directory goes,
+ * and comes back with the new binding's perf type. */
+static int refresh_pmus(struct sim *s, double elapsed)
+{
+        const struct sim_machine *m = s->machine;
+        int ret = 0;
+
+        for (size_t i = 0; i < m->core_count && !ret; i++) {
+                unsigned int generation, want;
+
+                want = sim_pmu_bound(m, i, elapsed, &generation) ? generation : PMU_NOT_SHOWN;
+                if (want == s->pmu_shown[i])
+                        continue;
+                ret = sim_sysfs_pmu_remove(m, s->root, i);
+                if (!ret && want != PMU_NOT_SHOWN)
+                        ret = sim_sysfs_pmu_write(
+                            m, s->root, i, sim_pmu_type_of(SIM_PMU_TYPE_BASE, i, generation));
+                if (!ret && want != PMU_NOT_SHOWN && s->cpu_off && s->pmu_cpu[i] != m->cores[i].cpu)
+                        ret = write_cpumask(s, i);
+                if (!ret)
+                        s->pmu_shown[i] = want;
+        }
+        return ret;
+}
+
+static int refresh_locked(struct sim *s)
+{
+        size_t n = s->machine->device_count ? s->machine->device_count : 1;
         double elapsed = sim_pmu_now(s->pmu);
         int ret;
 
         if (!s->flapped) {
-                s->flapped = calloc(s->machine->device_count ? s->machine->device_count : 1, 1);
+                s->flapped = calloc(n, 1);
                 if (!s->flapped)
+                        return -ENOMEM;
+        }
+        if (!s->shown) {
+                s->shown = malloc(n);
+                if (!s->shown)
+                        return -ENOMEM;
+                memset(s->shown, 1, n); /* sim_sysfs_write wrote every function */
+        }
+        if (!s->aer_written) {
+                s->aer_written = calloc(n, SIM_AER_WRITTEN_SLOTS * sizeof(*s->aer_written));
+                if (!s->aer_written)
                         return -ENOMEM;
         }
         if (!(elapsed >= 0))
                 elapsed = 0;
+        ret = SIM_TIMED(s, refresh_ns, refresh_presence(s, elapsed));
+        if (!ret)
+                ret = SIM_TIMED(s, refresh_ns, refresh_cpus(s, elapsed));
+        if (!ret)
+                ret = SIM_TIMED(s, refresh_ns, refresh_pmus(s, elapsed));
+        if (ret)
+                return ret;
         ret = SIM_TIMED(s, refresh_ns, refresh_links(s, elapsed));
         if (ret)
                 return ret;
-        if (!s->aer_written) {
-                s->aer_written = calloc(s->machine->device_count ? s->machine->device_count : 1,
-                                        SIM_AER_WRITTEN_SLOTS * sizeof(*s->aer_written));
-                if (!s->aer_written)
-                        return -ENOMEM;
-        }
+        atomic_store(&s->next_pmu_change, sim_events_next(s->machine, elapsed, true));
         return SIM_TIMED(s, refresh_ns,
                          sim_sysfs_update_aer(s->machine, s->root, elapsed, s->aer_written));
+}
+
+/* A perf call brings the PMU directories up to now when a PMU was bound or
+ * unbound since (the kernel shows it at once), not only the host's read;
+ * functions come and go at the host's read, between two topology scans. */
+static void refresh_if_due(struct sim *s)
+{
+        double now = sim_pmu_now(s->pmu);
+
+        if (!(now >= atomic_load(&s->next_pmu_change)))
+                return;
+        pthread_mutex_lock(&s->refresh_lock);
+        if (refresh_pmus(s, now) == 0)
+                atomic_store(&s->next_pmu_change, sim_events_next(s->machine, now, true));
+        pthread_mutex_unlock(&s->refresh_lock);
+}
+
+int sim_refresh(struct sim *s)
+{
+        int ret;
+
+        pthread_mutex_lock(&s->refresh_lock);
+        ret = refresh_locked(s);
+        pthread_mutex_unlock(&s->refresh_lock);
+        return ret;
+}
+
+/* ---- changes made at run time (sim_events.h) ---- */
+
+static int device_event(struct sim *s, const char *bdf, enum sim_event_kind kind)
+{
+        struct sim_event e = {.kind = kind, .dev = SIM_NONE, .core = SIM_NONE};
+        struct pci_addr a;
+        double now = sim_pmu_now(s->pmu);
+        int ret;
+
+        if (!bdf || pci_addr_parse(bdf, &a) ||
+            (e.dev = sim_machine_find(s->machine, (uint16_t)a.domain, a.bus, a.dev, a.func)) ==
+                SIM_NONE)
+                return -ENODEV;
+        e.at_s = now >= 0 ? now : 0;
+        ret = sim_events_append(s->machine, &e);
+        return ret ? ret : sim_refresh(s);
+}
+
+int sim_device_remove(struct sim *s, const char *bdf)
+{
+        return device_event(s, bdf, SIM_EV_REMOVE);
+}
+
+int sim_device_add(struct sim *s, const char *bdf)
+{
+        return device_event(s, bdf, SIM_EV_ADD);
+}
+
+static int pmu_event(struct sim *s, const char *pmu, enum sim_event_kind kind)
+{
+        struct sim_event e = {.kind = kind, .dev = SIM_NONE};
+        double now = sim_pmu_now(s->pmu);
+        int ret;
+
+        if (!pmu || sim_pmu_find(s->machine, pmu, &e.core))
+                return -ENODEV;
+        e.at_s = now >= 0 ? now : 0;
+        ret = sim_events_append(s->machine, &e);
+        return ret ? ret : sim_refresh(s);
+}
+
+int sim_pmu_unbind(struct sim *s, const char *pmu)
+{
+        return pmu_event(s, pmu, SIM_EV_PMU_UNBIND);
+}
+
+int sim_pmu_bind(struct sim *s, const char *pmu)
+{
+        return pmu_event(s, pmu, SIM_EV_PMU_BIND);
 }
 
 const struct sim_machine *sim_machine(const struct sim *s)

@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "hw_env.h"
+#include "sim_events.h"
 
 #define MAX_EVENTS   4096
 #define EXTENDED_BIT 0x10000u
@@ -56,6 +57,7 @@ static const struct hw_code *hw_code_find(uint32_t code)
 struct hp_event {
         struct sim_pmu_event e; /* contributions: counter increase per second at scale 1 */
         size_t core;
+        unsigned int generation;   /* the PMU's binding it was opened on */
         uint32_t code;             /* attr.config bits 0-16 */
         uint64_t config1, config2; /* filters */
         double value;
@@ -388,12 +390,10 @@ static void advance(struct sim_pmu_core *c)
                 e->enabled_ns += dt * 1e9;
                 e->running_ns += dt * share * 1e9;
                 e->value += e->fixed_per_second * dt * share;
-                for (size_t k = 0; k < e->e.contrib_count; k++) {
-                        const struct sim_device *d = &p->m->devices[e->e.contrib[k].dev];
-
-                        e->value += e->e.contrib[k].per_second * share *
-                                    sim_traffic_integral(&d->workload, p->last, now);
-                }
+                for (size_t k = 0; k < e->e.contrib_count; k++)
+                        e->value +=
+                            e->e.contrib[k].per_second * share *
+                            sim_device_traffic_integral(p->m, e->e.contrib[k].dev, p->last, now);
                 e->value += load_increase(p, e, p->last, now) * share;
         }
         p->last = now;
@@ -435,10 +435,20 @@ static int hisi_pcie_event_init(struct sim_pmu_core *c, const struct perf_event_
         struct hp_event *e = (struct hp_event *)ev;
         int err = 0;
 
+        uint32_t off = attr->type - p->type_base;
+        unsigned int generation;
+
         (void)slot;
-        if (attr->type < p->type_base || attr->type - p->type_base >= p->m->core_count)
+        if (attr->type < p->type_base || off % SIM_MAX_CORES >= p->m->core_count ||
+            off / SIM_MAX_CORES >= SIM_PMU_GENERATIONS)
                 return -ENOENT; /* not ours: perf would try the next PMU */
-        e->core = attr->type - p->type_base;
+        e->core = off % SIM_MAX_CORES;
+        /* An unbound PMU's type is no longer in the kernel's idr, nor is
+         * the type of an earlier binding. */
+        if (!sim_pmu_bound(p->m, e->core, p->last, &generation) ||
+            generation % SIM_PMU_GENERATIONS != off / SIM_MAX_CORES)
+                return -ENOENT;
+        e->generation = generation;
         if (sim_pmu_core_fault(c, e->core, &err))
                 return -err;
         /* perf core: all tasks on no CPU, or a CPU that does not exist. */
@@ -490,6 +500,22 @@ static void hisi_pcie_reset(struct sim_pmu_core *c, struct sim_pmu_event *ev)
         ((struct hp_event *)ev)->value = 0;
 }
 
+/* perf_pmu_unregister() since the event was opened (sim_events.h). */
+static bool hisi_pcie_revoked(struct sim_pmu_core *c, const struct sim_pmu_event *ev)
+{
+        const struct sim_pmu *p = c->owner;
+        const struct hp_event *e = (const struct hp_event *)ev;
+        unsigned int generation;
+
+        return !sim_pmu_bound(p->m, e->core, p->last, &generation) || generation != e->generation;
+}
+
+uint32_t sim_pmu_type_of(uint32_t type_base, size_t core, unsigned int generation)
+{
+        return type_base + (uint32_t)core +
+               SIM_MAX_CORES * (uint32_t)(generation % SIM_PMU_GENERATIONS);
+}
+
 static const struct sim_pmu_model hisi_pcie_model = {
     .event_size = sizeof(struct hp_event),
     .event_cap = MAX_EVENTS,
@@ -497,6 +523,7 @@ static const struct sim_pmu_model hisi_pcie_model = {
     .groups = true,
     .refused_excludes = SIM_EXCLUDE_ALL,
     .advance = advance,
+    .revoked = hisi_pcie_revoked,
     .event_init = hisi_pcie_event_init,
     .can_join = hisi_pcie_can_join,
     .start = hisi_pcie_start,
@@ -630,7 +657,7 @@ static void truth_add(const struct sim_pmu *p, size_t dev, enum sim_tlp_class c,
         if (!d->has_workload)
                 return;
         sim_traffic_rates(p->m, dev, c, &r);
-        truth_rates(&r, sim_traffic_integral(&d->workload, t0, t1), out);
+        truth_rates(&r, sim_device_traffic_integral(p->m, dev, t0, t1), out);
 }
 
 void sim_truth_device(const struct sim_pmu *p, size_t dev, enum sim_tlp_class c, double t0,

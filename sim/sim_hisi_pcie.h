@@ -77,6 +77,12 @@ int sim_pmu_add_load(struct sim_pmu *p, size_t dev, double bytes, unsigned int i
 size_t sim_pmu_open_count(struct sim_pmu *p);
 
 /* Ground truth over [t0, t1] seconds since creation, in application units. */
+/* A PMU bound again (sim_events.h) gets a new perf type: the first is
+ * type_base + core, the n-th rebind type_base + core + SIM_MAX_CORES *
+ * (n % SIM_PMU_GENERATIONS). */
+#define SIM_PMU_GENERATIONS 16
+uint32_t sim_pmu_type_of(uint32_t type_base, size_t core, unsigned int generation);
+
 struct sim_truth {
         double tlps;
         double payload_bytes;

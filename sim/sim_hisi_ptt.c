@@ -13,6 +13,7 @@
 #define _GNU_SOURCE
 #include "sim_hisi_ptt.h"
 #include "sim_pmu_core.h"
+#include "sim_events.h"
 #include "sim_traffic.h"
 
 #include <errno.h>
@@ -210,6 +211,7 @@ struct sim_ptt {
         struct ptt_dev *devs; /* per core */
         struct mapping maps[MAX_MAPS];
         bool keep_latencies; /* sim_ptt_keep_latencies */
+        double advanced;     /* the clock at the last advance (driver stops after it) */
 };
 
 static double now_s(const struct sim_ptt *p)
@@ -968,8 +970,11 @@ static void produce(struct sim_ptt *p, struct ptt_dev *d, double now)
                 if (!d->running)
                         break;
                 s = pick_stream(d);
+                /* A removed function (sim_events.h) sends no more TLPs. */
                 if (s &&
-                    rng_unit(&d->rng) * s->max_s < phase_scale(&p->m->devices[s->dev].workload, t))
+                    rng_unit(&d->rng) * s->max_s <
+                        phase_scale(&p->m->devices[s->dev].workload, t) &&
+                    sim_device_present(p->m, s->dev, t))
                         gen_transaction(p, d, s, t);
                 schedule_next(d, t);
         }
@@ -977,14 +982,51 @@ static void produce(struct sim_ptt *p, struct ptt_dev *d, double now)
                 flush_before(d, ticks_of(p, now));
 }
 
+/* The first `ptt_stop` of core @core's device in (@t0, @t1] (sim_events.h),
+ * or INFINITY. */
+static double driver_stop_at(const struct sim_ptt *p, size_t core, double t0, double t1)
+{
+        struct sim_event_at at[16];
+        size_t n = sim_events_between(p->m, t0, t1, at, sizeof(at) / sizeof(at[0]));
+
+        for (size_t k = 0; k < n; k++) {
+                const struct sim_event *e = &p->m->events[at[k].index];
+
+                if (e->kind == SIM_EV_PTT_STOP && (e->core == SIM_NONE || e->core == core))
+                        return at[k].at;
+        }
+        return INFINITY;
+}
+
 static void advance_locked(struct sim_pmu_core *c)
 {
         struct sim_ptt *p = c->owner;
         double now = now_s(p);
 
-        for (size_t i = 0; i < p->m->core_count; i++)
-                if (dev_open(p, i) && p->devs[i].running)
-                        produce(p, &p->devs[i], now);
+        for (size_t i = 0; i < p->m->core_count; i++) {
+                struct ptt_dev *d = &p->devs[i];
+                double stop;
+
+                if (!dev_open(p, i) || !d->running)
+                        continue;
+                /* The driver stops a trace in progress (a `ptt_stop`
+                 * event): what came before it is traced, the buffer in
+                 * progress is handed over flagged TRUNCATED
+                 * (perf_aux_output_flag()), then the device stops as when
+                 * its buffers ran out. */
+                stop = driver_stop_at(p, i, p->advanced, now);
+                if (stop <= now) {
+                        produce(p, d, stop);
+                        if (!d->running)
+                                continue;
+                        if (d->fill && d->pg)
+                                aux_commit(d, d->fill, PERF_AUX_FLAG_TRUNCATED);
+                        silent_stop(d);
+                        continue;
+                }
+                produce(p, d, now);
+        }
+        p->advanced = now;
 }
 
 void sim_ptt_advance(struct sim_ptt *p)

@@ -24,6 +24,7 @@
 #include <string.h>
 
 #include "hw_env.h"
+#include "sim_events.h"
 #include "sim_traffic.h"
 
 #define MAX_EVENTS 4096
@@ -111,7 +112,7 @@ void sim_truth_iio_part(const struct sim_iio *p, size_t socket, size_t stack, un
                 if (dev == port || !m->devices[dev].has_workload ||
                     sim_machine_root_port(m, dev) != port)
                         continue;
-                integral = sim_traffic_integral(&m->devices[dev].workload, t0, t1);
+                integral = sim_device_traffic_integral(m, dev, t0, t1);
                 *in_bytes += device_rate(m, dev, true) * integral;
                 *out_bytes += device_rate(m, dev, false) * integral;
         }
@@ -130,11 +131,9 @@ static uint64_t counter_at(const struct sim_iio *p, const struct iio_event *e, d
         if (e->kind == IIO_IOCLK) {
                 x = t * in->ioclk_hz;
         } else {
-                for (size_t i = 0; i < e->e.contrib_count; i++) {
-                        const struct sim_device *d = &p->m->devices[e->e.contrib[i].dev];
-
-                        x += e->e.contrib[i].per_second * sim_traffic_integral(&d->workload, 0, t);
-                }
+                for (size_t i = 0; i < e->e.contrib_count; i++)
+                        x += e->e.contrib[i].per_second *
+                             sim_device_traffic_integral(p->m, e->e.contrib[i].dev, 0, t);
                 x /=
                     e->kind == IIO_BW_IN ? in->iio_in_bytes_per_count : in->iio_out_bytes_per_count;
         }

@@ -11,6 +11,7 @@
  */
 #define _GNU_SOURCE
 #include "sim_machine.h"
+#include "sim_events.h"
 
 #include <errno.h>
 #include <json-c/json.h>
@@ -2478,7 +2479,7 @@ static int parse_top(struct ctx *c, json_object *top)
 {
         static const char *const keys[] = {"machine", "description", "kernel", "cpus",
                                            "cmdline", "hisi_pcie",   "sicls",  "rcieps",
-                                           "inject",  "intel",       NULL};
+                                           "inject",  "intel",       "events", NULL};
         static const char *const pmu_keys[] = {"flux_unit_bytes",
                                                "time_clock_hz",
                                                "latency_clock_hz",
@@ -2619,6 +2620,11 @@ static int parse_top(struct ctx *c, json_object *top)
                         m->injection_count++;
                 }
         }
+        _Static_assert(sizeof(m->cpu_sicl) == sizeof(c->cpu_owner), "one entry per CPU");
+        memcpy(m->cpu_sicl, c->cpu_owner, sizeof(m->cpu_sicl));
+        v = member(top, "events");
+        if (v)
+                return sim_events_parse(m, v, c->origin, c->err, c->errlen);
         return 0;
 }
 

@@ -225,6 +225,31 @@ struct sim_intel {
         struct sim_socket sockets[SIM_MAX_SOCKETS];
 };
 
+/* Changes of the hardware while the machine runs (sim_events.h): the
+ * description's `events` schedule, then what callers add at run time. */
+#define SIM_MAX_EVENTS 64  /* `events` entries in a description */
+#define SIM_EVENT_LOG  256 /* the schedule plus changes made at run time */
+
+enum sim_event_kind {
+        SIM_EV_REMOVE,      /* surprise removal of a function and everything below it */
+        SIM_EV_ADD,         /* rescan: the function and everything below it come back */
+        SIM_EV_CPU_OFFLINE, /* a CPU goes offline: PMUs on it move their cpumask */
+        SIM_EV_CPU_ONLINE,
+        SIM_EV_PMU_UNBIND, /* the PMU's driver is unbound: its directory goes away */
+        SIM_EV_PMU_BIND,   /* bound again: a new perf type, a fresh directory */
+        SIM_EV_PTT_STOP,   /* the PTT driver stops the trace in progress */
+        SIM_EV_KINDS,
+};
+
+struct sim_event {
+        enum sim_event_kind kind;
+        double at_s;    /* seconds after the machine started */
+        double every_s; /* > 0: repeats with this period; 0: once */
+        size_t dev;     /* SIM_EV_REMOVE / SIM_EV_ADD: device index */
+        unsigned int cpu;
+        size_t core; /* PMU events, SIM_EV_PTT_STOP: core index (SIM_NONE: every PTT) */
+};
+
 struct sim_machine {
         char name[SIM_NAME_MAX];
         char description[SIM_TEXT_MAX];
@@ -244,6 +269,18 @@ struct sim_machine {
         struct sim_injection injections[8];
 
         struct sim_intel intel; /* present only on Intel machines */
+
+        /* The first schedule_count come from the description; the rest
+         * were made at run time (sim_events.h). Only appended to: readers
+         * load event_count with acquire, writers store it with release. */
+        /* Per CPU: 1 + the index of the SICL whose `cpus` list it (its
+         * die's CPUs, where a PMU's cpumask moves when its CPU goes
+         * offline), 0 for none. */
+        unsigned char cpu_sicl[4096];
+
+        size_t schedule_count;
+        size_t event_count;
+        struct sim_event events[SIM_EVENT_LOG];
 };
 
 /*

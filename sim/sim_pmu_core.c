@@ -252,6 +252,10 @@ static ssize_t core_read(void *ctx, int fd, void *buf, size_t len)
                 pthread_mutex_unlock(&c->lock);
                 return -EBADF;
         }
+        if (md->revoked && md->revoked(c, e)) {
+                pthread_mutex_unlock(&c->lock);
+                return 0; /* __perf_read(): end of file for a REVOKED event */
+        }
         format = md->groups ? e->read_format : e->read_format & ~(uint64_t)PERF_FORMAT_GROUP;
         if (format & PERF_FORMAT_GROUP) {
                 /* Leader first, then the members in creation order. */
@@ -290,6 +294,10 @@ static int core_ioctl(void *ctx, int fd, unsigned long request, unsigned long ar
         e = enter(c, fd, &slot);
         if (!e) {
                 ret = -EBADF;
+                goto out;
+        }
+        if (md->revoked && md->revoked(c, e)) {
+                ret = -ENODEV; /* _perf_ioctl() on a REVOKED event */
                 goto out;
         }
         if (request != PERF_EVENT_IOC_ENABLE && request != PERF_EVENT_IOC_DISABLE &&

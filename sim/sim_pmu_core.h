@@ -125,6 +125,10 @@ struct sim_pmu_model {
         void (*release)(struct sim_pmu_core *c, struct sim_pmu_event *ev, size_t slot);
         /* Optional: the event set or an enable state changed (scheduling). */
         void (*changed)(struct sim_pmu_core *c);
+        /* Optional: the event's PMU was unregistered since it was opened
+         * (perf_pmu_unregister() marks it REVOKED: read() returns 0 bytes,
+         * ioctl() -ENODEV, until it is closed). */
+        bool (*revoked)(struct sim_pmu_core *c, const struct sim_pmu_event *ev);
         /* Optional: mmap of an event (without: -ENODEV, nothing to map) and
          * munmap (without: -EINVAL). */
         int (*mmap)(struct sim_pmu_core *c, struct sim_pmu_event *ev, size_t slot, size_t len,

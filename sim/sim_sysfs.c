@@ -26,6 +26,7 @@
 #include "pci_regs.h"
 #include "sim_intel_iio.h"
 #include "sim_machine.h"
+#include "sim_events.h"
 
 #define CAP_EXP 0x40  /* PCI Express capability */
 #define CAP_AER 0x100 /* AER extended capability */
@@ -402,22 +403,26 @@ static const char *const aer_rp_file[SIM_AER_CLASSES] = {"aer_rootport_total_err
 static const char *const aer_unnamed[SIM_AER_CLASSES] = {
     "dev_cor_errs_bit", "dev_nonfatal_errs_bit", "dev_fatal_errs_bit"};
 
-static uint64_t counter_at(const struct sim_aer_counter *c, double elapsed)
+/* A counter @elapsed seconds into its pci_dev's life; a function that a
+ * rescan brought back (@fresh) counts from 0, not from the boot's count. */
+static uint64_t counter_at(const struct sim_aer_counter *c, double elapsed, bool fresh)
 {
         double add = c->per_second * elapsed;
+        uint64_t initial = fresh ? 0 : c->initial;
 
         if (!(add > 0))
-                return c->initial;
+                return initial;
         if (add > 9e18)
                 add = 9e18;
-        return c->initial + (uint64_t)add; /* rounded down */
+        return initial + (uint64_t)add; /* rounded down */
 }
 
-static uint64_t counter_value(const struct sim_device *d, int cls, const char *name, double elapsed)
+static uint64_t counter_value(const struct sim_device *d, int cls, const char *name, double elapsed,
+                              bool fresh)
 {
         for (size_t i = 0; i < d->aer_count[cls] && i < SIM_AER_MAX; i++) {
                 if (!strcmp(d->aer[cls][i].name, name))
-                        return counter_at(&d->aer[cls][i], elapsed);
+                        return counter_at(&d->aer[cls][i], elapsed, fresh);
         }
         return 0;
 }
@@ -437,8 +442,8 @@ static void append(char *buf, size_t size, size_t *len, const char *name, uint64
 
 /* The text of one aer_dev_* file (@buf may be NULL); returns its length.
  * TOTAL_ERR_* counts one ERR_* message per error. */
-static size_t aer_text(const struct sim_device *d, int cls, double elapsed, char *buf, size_t size,
-                       uint64_t *total)
+static size_t aer_text(const struct sim_device *d, int cls, double elapsed, bool fresh, char *buf,
+                       size_t size, uint64_t *total)
 {
         int bits = sim_aer_bits(cls);
         size_t len = 0;
@@ -454,7 +459,7 @@ static size_t aer_text(const struct sim_device *d, int cls, double elapsed, char
                         snprintf(unnamed, sizeof(unnamed), "%s[%d]", aer_unnamed[cls], bit);
                         name = unnamed;
                 }
-                v = counter_value(d, cls, name, elapsed);
+                v = counter_value(d, cls, name, elapsed, fresh);
                 sum = sat_add(sum, v);
                 if (buf && (named || v))
                         append(buf, size, &len, name, v);
@@ -499,14 +504,21 @@ static int write_aer(struct out *o, const struct sim_machine *m, const char *roo
                 elapsed = 0;
         for (size_t i = 0; i < m->device_count; i++) {
                 const struct sim_device *d = &m->devices[i];
+                double origin;
                 uint64_t total;
 
                 if (!d->has_aer)
                         continue;
+                /* A removed function has no files; one a rescan brought
+                 * back counts since then (sim_events.h). */
+                origin = sim_device_origin(m, i, elapsed);
+                if (origin < 0)
+                        continue;
                 if (device_dir(dir, sizeof(dir), root, d))
                         return report(o, ENAMETOOLONG, root, "path too long below");
                 for (int cls = 0; cls < SIM_AER_CLASSES; cls++) {
-                        size_t len = aer_text(d, cls, elapsed, text, sizeof(text), &total);
+                        size_t len = aer_text(d, cls, elapsed - origin, origin > 0, text,
+                                              sizeof(text), &total);
 
                         if (!aer_moved(written, i * SIM_AER_WRITTEN_SLOTS + (size_t)cls, total))
                                 continue;
@@ -522,10 +534,15 @@ static int write_aer(struct out *o, const struct sim_machine *m, const char *roo
                         uint64_t sum = 0;
                         int n;
 
+                        /* What each function reported while it existed
+                         * since this port's own pci_dev appeared: the
+                         * totals never go down when a function goes. */
                         for (size_t j = 0; j < m->device_count; j++) {
                                 if (!m->devices[j].has_aer || sim_machine_root_port(m, j) != i)
                                         continue;
-                                aer_text(&m->devices[j], cls, elapsed, NULL, 0, &total);
+                                aer_text(&m->devices[j], cls,
+                                         sim_device_present_seconds(m, j, origin, elapsed),
+                                         origin > 0, NULL, 0, &total);
                                 sum = sat_add(sum, total);
                         }
                         if (!aer_moved(written,
@@ -1041,6 +1058,64 @@ int sim_sysfs_set_link_width(const struct sim_machine *m, const char *root, size
                 return r;
         n = snprintf(text, sizeof(text), "%u\n", width);
         return put_atomic(NULL, dir, "current_link_width", text, (size_t)n);
+}
+
+int sim_sysfs_device_write(const struct sim_machine *m, const char *root, size_t idx)
+{
+        if (!m || !root || idx >= m->device_count)
+                return -EINVAL;
+        return write_device(NULL, m, root, idx);
+}
+
+static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw);
+
+/* rm -rf @dir; gone already is fine. */
+static int remove_dir(const char *dir)
+{
+        int r = nftw(dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+
+        if (r == -1 && errno == ENOENT)
+                return 0;
+        return r == -1 ? -errno : r < 0 ? r : r ? -EIO : 0;
+}
+
+int sim_sysfs_device_remove(const struct sim_machine *m, const char *root, size_t idx)
+{
+        char dir[PATH_MAX];
+
+        if (!m || !root || idx >= m->device_count)
+                return -EINVAL;
+        if (device_dir(dir, sizeof(dir), root, &m->devices[idx]))
+                return -ENAMETOOLONG;
+        return remove_dir(dir);
+}
+
+int sim_sysfs_pmu_write(const struct sim_machine *m, const char *root, size_t core, uint32_t type)
+{
+        if (!m || !root || core >= m->core_count)
+                return -EINVAL;
+        return write_pmu(NULL, m, root, core, type);
+}
+
+int sim_sysfs_put(const char *root, const char *dir, const char *name, const char *text)
+{
+        char path[PATH_MAX];
+
+        if (!root || !dir || !name || !text || join(path, sizeof(path), "%s/%s", root, dir))
+                return -EINVAL;
+        return put_atomic(NULL, path, name, text, strlen(text));
+}
+
+int sim_sysfs_pmu_remove(const struct sim_machine *m, const char *root, size_t core)
+{
+        char name[64], dir[PATH_MAX];
+
+        if (!m || !root || core >= m->core_count)
+                return -EINVAL;
+        sim_pmu_name(m, core, name, sizeof(name));
+        if (join(dir, sizeof(dir), "%s/sys/bus/event_source/devices/%s", root, name))
+                return -ENAMETOOLONG;
+        return remove_dir(dir);
 }
 
 int sim_sysfs_update_aer(const struct sim_machine *m, const char *root, double elapsed,

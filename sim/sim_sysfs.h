@@ -64,6 +64,25 @@ int sim_sysfs_update_aer(const struct sim_machine *m, const char *root, double e
 int sim_sysfs_set_link_width(const struct sim_machine *m, const char *root, size_t idx,
                              unsigned int width);
 
+/*
+ * sim_sysfs_device_write / sim_sysfs_device_remove - write device @idx's
+ * directory again (a rescan: its files as at start, AER files by the next
+ * sim_sysfs_update_aer) or remove it (a surprise removal; gone already is
+ * fine). 0, -EINVAL or the errno of writing or removing.
+ */
+int sim_sysfs_device_write(const struct sim_machine *m, const char *root, size_t idx);
+int sim_sysfs_device_remove(const struct sim_machine *m, const char *root, size_t idx);
+
+/* sim_sysfs_pmu_write / sim_sysfs_pmu_remove - core @core's hisi_pcie
+ * PMU directory written afresh with perf type @type (a driver bound
+ * again), or removed (unbound). 0, -EINVAL or the errno. */
+int sim_sysfs_pmu_write(const struct sim_machine *m, const char *root, size_t core, uint32_t type);
+int sim_sysfs_pmu_remove(const struct sim_machine *m, const char *root, size_t core);
+
+/* Replaces @root/@dir/@name by @text atomically (write + rename): what
+ * changes at run time (`cpumask`, the online CPUs). 0 or the errno. */
+int sim_sysfs_put(const char *root, const char *dir, const char *name, const char *text);
+
 /* The `config` image of one device (4096 bytes): header, PCI Express
  * capability (type, MPSS, MPS, MRRS, link capabilities/status/LNKCAP2) and
  * an AER extended capability when the device has AER. Pure. */

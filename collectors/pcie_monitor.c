@@ -37,6 +37,13 @@ struct pcie_monitor {
         /* Findings per severity over the selected functions (the machine's
          * pcie_audit_findings below the full detail). */
         unsigned int findings[PCIE_SEV_CRITICAL + 1];
+        /* Functions of this scan whose configuration space is cut short
+         * (no CAP_SYS_ADMIN), not yet logged: one line for all of them. */
+        struct truncated_note {
+                size_t count, from_sysfs;
+                char first[PCI_BDF_LEN];
+                size_t first_len;
+        } truncated;
         bool scan_failing; /* the last scan failed and was logged */
         bool scanned;      /* a scan has worked: functions that come and go are news */
 };
@@ -440,6 +447,43 @@ static int emit_aer(struct pcie_monitor *mon, struct emitter *em, const struct p
         return err;
 }
 
+static void note_truncated(struct truncated_note *n, const struct pcie_function *f)
+{
+        if (!n->count++) {
+                snprintf(n->first, sizeof(n->first), "%s", f->bdf);
+                n->first_len = f->cfg_len;
+        }
+        if (f->link_from_sysfs)
+                n->from_sysfs++;
+}
+
+/* Without CAP_SYS_ADMIN the kernel shows every function's first 64 bytes
+ * only: one line says so for all the functions a scan found that way (a
+ * line per function was hundreds on a large server), naming the first. */
+static void log_truncated(struct pcie_monitor *mon)
+{
+        const struct truncated_note *n = &mon->truncated;
+
+        if (!n->count)
+                return;
+        if (n->count == 1)
+                hw_logf(mon->env, HW_LOG_NOTICE,
+                        "%s: only %zu bytes of configuration space readable (reading more "
+                        "needs CAP_SYS_ADMIN); %s",
+                        n->first, n->first_len,
+                        n->from_sysfs ? "its link speed and width come from sysfs, no MPS "
+                                        "or MRRS data for it"
+                                      : "no link or MPS data for it");
+        else
+                hw_logf(mon->env, HW_LOG_NOTICE,
+                        "%zu PCI functions (%s and %zu more): only the first bytes of "
+                        "configuration space readable (reading more needs CAP_SYS_ADMIN); "
+                        "link speed and width come from sysfs for %zu of them, no MPS or MRRS "
+                        "data for any",
+                        n->count, n->first, n->count - 1, n->from_sysfs);
+        memset(&mon->truncated, 0, sizeof(mon->truncated));
+}
+
 static int emit_function(struct pcie_monitor *mon, const struct pcie_topo *topo,
                          const struct pcie_audit *audit, size_t i, pcie_emit_fn emit, void *ctx)
 {
@@ -449,13 +493,7 @@ static int emit_function(struct pcie_monitor *mon, const struct pcie_topo *topo,
         int err = 0;
 
         if (f->cfg_len < 256 && !st->truncated_logged) {
-                hw_logf(mon->env, HW_LOG_NOTICE,
-                        "%s: only %zu bytes of configuration space readable (reading more "
-                        "needs CAP_SYS_ADMIN); %s",
-                        f->bdf, f->cfg_len,
-                        f->link_from_sysfs ? "its link speed and width come from sysfs, no MPS "
-                                             "or MRRS data for it"
-                                           : "no link or MPS data for it");
+                note_truncated(&mon->truncated, f);
                 st->truncated_logged = true;
         }
         if (mon->opts.collect_info)
@@ -530,6 +568,7 @@ int pcie_monitor_sample(struct pcie_monitor *mon, pcie_emit_fn emit, void *ctx)
                 mon->selected++;
                 err = emit_function(mon, topo, audit, i, emit, ctx);
         }
+        log_truncated(mon);
         if (!err)
                 err = emit_globals(mon, emit, ctx);
         pcie_audit_free(audit);

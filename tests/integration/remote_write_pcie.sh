@@ -49,7 +49,10 @@ series "$prom_url" '{__name__=~"pcie_.+"}' "$t0" "$((t + 1))" |
 	TraceDuration=0.2 TracePeriod=2 MaxConcurrentTraces=2 | sort -u >"$rw_tmp/engine.series"
 n=$(wc -l <"$rw_tmp/prom.series")
 check "Prometheus stores $n pcie_* series: at most 1500 (the default Detail)" [ "$n" -gt 500 ] && [ "$n" -le 1500 ]
-extra=$(comm -23 "$rw_tmp/prom.series" "$rw_tmp/engine.series" | head -5)
-check "every stored series is one the engine emits (budget counted as stored)" [ -z "$extra" ]
+extra=$(comm -23 <(series_shape "$rw_tmp/prom.series") <(series_shape "$rw_tmp/engine.series") | head -5)
+check "every stored series is one the engine emits (budget counted as stored; a PTT window's top requesters: any function)" [ -z "$extra" ]
 [ -n "$extra" ] && echo "$extra" | sed 's/^/# not emitted by the engine: /'
+stranger=$(comm -23 <(series_requesters "$rw_tmp/prom.series") <(machine_bdfs kunpeng930-2p) | head -5)
+check "every PTT top requester is a function of the machine" [ -z "$stranger" ]
+[ -n "$stranger" ] && echo "$stranger" | sed 's/^/# not a function of kunpeng930-2p: /'
 done_testing

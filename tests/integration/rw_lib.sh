@@ -234,3 +234,29 @@ for m in json.load(sys.stdin)["data"]:
 log_has() {
 	grep -Eq "$2" "$1"
 }
+
+# series_shape FILE: FILE's series list (one label set a line, as `series`
+# prints it) with the requester of pcie_ptt_requester_tlps_total as "*".
+# Which functions are a PTT window's top requesters depends on the phase of
+# each device's workload the window lands in: the engine's fake-clock list
+# (golden_stream) lands its windows at fixed times, a real-time run drifts,
+# so a device busy one second in ten (kunpeng930-2p's 0000:0b:00.0) can be
+# a top requester in one and not in the other. The label's values are
+# bounded all the same: functions of the machine (machine_bdfs), at most
+# TraceTopRequesters per PTT device.
+series_shape() {
+	sed -E '/(^|,)__name__=pcie_ptt_requester_tlps_total(,|$)/ s/(^|,)requester=[^,]*/\1requester=*/' "$1" | sort -u
+}
+
+# series_requesters FILE: the requester values of FILE's
+# pcie_ptt_requester_tlps_total series, one a line.
+series_requesters() {
+	grep -E '(^|,)__name__=pcie_ptt_requester_tlps_total(,|$)' "$1" |
+		sed -nE 's/(^|.*,)requester=([^,]*).*/\2/p' | sort -u
+}
+
+# machine_bdfs MACHINE: every function of the simulated MACHINE, one a line.
+machine_bdfs() {
+	"$PCIESCOPE" topology --json --simulate "$1" --machine-dir "$top_srcdir/sim/machines" 2>/dev/null |
+		"$PYTHON3" -c 'import json, sys; print("\n".join(f["bdf"] for f in json.load(sys.stdin)))' | sort -u
+}

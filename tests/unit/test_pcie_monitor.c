@@ -37,8 +37,8 @@ struct fixture {
         enum pcie_detail detail; /* of the monitors start() makes */
         struct recorded samples[MAX_SAMPLES];
         size_t count;
-        int warnings, errors;
-        char last_warning[512];
+        int warnings, errors, notices;
+        char last_warning[512], last_notice[512];
 };
 
 static const struct fx_dev devs_a[] = {
@@ -79,6 +79,9 @@ static void count_logs(void *ctx, enum hw_log_level level, const char *msg)
         else if (level == HW_LOG_WARNING) {
                 fx->warnings++;
                 snprintf(fx->last_warning, sizeof(fx->last_warning), "%s", msg);
+        } else if (level == HW_LOG_NOTICE) {
+                fx->notices++;
+                snprintf(fx->last_notice, sizeof(fx->last_notice), "%s", msg);
         }
 }
 
@@ -367,6 +370,50 @@ static void test_scan_failure_logged_once(void **state)
         pcie_monitor_free(mon);
 }
 
+/* @dump cut to the first 64 bytes of each function, as a reader without
+ * CAP_SYS_ADMIN sees configuration space ("00:" to "30:" lines kept). */
+static void write_header_only_dump(const char *dump, const char *out)
+{
+        FILE *in = fopen(dump, "r"), *o = fopen(out, "w");
+        char line[256];
+
+        assert_non_null(in);
+        assert_non_null(o);
+        while (fgets(line, sizeof(line), in)) {
+                char *end;
+                unsigned long off = strtoul(line, &end, 16);
+
+                if (end != line && *end == ':' && off >= 0x40)
+                        continue;
+                fputs(line, o);
+        }
+        fclose(in);
+        assert_int_equal(fclose(o), 0);
+}
+
+/* Without CAP_SYS_ADMIN every function shows 64 bytes: one NOTICE for the
+ * whole scan, naming how many and the first, not one per function; none
+ * at the next scan. */
+static void test_truncated_config_one_line(void **state)
+{
+        struct fixture *fx = *state;
+        char cut[160];
+        struct pcie_monitor *mon;
+
+        snprintf(cut, sizeof(cut), "%s/cut.txt", fx->root);
+        write_header_only_dump(fx->dump_a, cut);
+        mon = start(fx, cut, false, NULL);
+        fx->notices = 0;
+        sample(fx, mon);
+        assert_int_equal(fx->notices, 1);
+        assert_non_null(strstr(fx->last_notice, "4 PCI functions (0000:00:01.0 and 3 more)"));
+        assert_non_null(strstr(fx->last_notice, "needs CAP_SYS_ADMIN"));
+        assert_non_null(find(fx, "pcie_device_info", "0000:02:00.0", ""));
+        sample(fx, mon);
+        assert_int_equal(fx->notices, 1);
+        pcie_monitor_free(mon);
+}
+
 /* The default detail: what the full one has, minus what the series budget
  * leaves out (docs/metrics.md), plus the machine's finding counts. */
 static void test_detail_default(void **state)
@@ -461,6 +508,7 @@ int main(void)
             cmocka_unit_test_setup_teardown(test_filter, setup, teardown),
             cmocka_unit_test_setup_teardown(test_aer_unreadable_files, setup, teardown),
             cmocka_unit_test_setup_teardown(test_scan_failure_logged_once, setup, teardown),
+            cmocka_unit_test_setup_teardown(test_truncated_config_one_line, setup, teardown),
             cmocka_unit_test_setup_teardown(test_detail_default, setup, teardown),
             cmocka_unit_test_setup_teardown(test_detail_basic, setup, teardown),
         };

@@ -375,6 +375,12 @@ def say(s=""):
     lines.append(s)
 
 # Resources: the first 10 minutes (or a fifth of a short run) are warm-up.
+# RSS swings with the PTT windows (each maps and touches its trace
+# buffers, TraceBufferSize per window, and frees them), so a sample's RSS
+# depends on whether a window was open at that instant; a leak shows in the
+# floor: the least RSS of each 10-minute stretch (of each fifth of a short
+# run). Its least-squares slope is the figure judged; the slope of every
+# sample is reported beside it.
 rows = {}
 for ln in open(os.path.join(out, "resources.txt")):
     f = ln.split()
@@ -382,30 +388,42 @@ for ln in open(os.path.join(out, "resources.txt")):
         rows.setdefault(int(f[1]), []).append((int(f[0]), int(f[2]), int(f[3]), int(f[4])))
 def slope(pts):
     n = len(pts)
-    if n < 3:
+    if n < 2:
         return 0.0
     mx = sum(p[0] for p in pts) / n
     my = sum(p[1] for p in pts) / n
     den = sum((p[0] - mx) ** 2 for p in pts)
     return 0.0 if den == 0 else sum((p[0] - mx) * (p[1] - my) for p in pts) / den * 3600
-say("resources (after warm-up: first, last, min, max, least-squares slope per hour)")
+say("resources after warm-up (first, last, min, max; slope per hour by least squares)")
 for k, r in sorted(rows.items()):
     span = r[-1][0] - r[0][0]
     warm = r[0][0] + min(600, span // 5)
     r = [x for x in r if x[0] >= warm]
-    for i, name, unit in ((1, "RSS", "KiB"), (2, "fds", ""), (3, "threads", "")):
+    stretch = max(60, min(600, (r[-1][0] - r[0][0]) // 5)) if r else 600
+    for i, name, unit in ((1, "RSS", " KiB"), (2, "fds", ""), (3, "threads", "")):
         pts = [(x[0], x[i]) for x in r]
         vals = [p[1] for p in pts]
-        s = slope(pts)
-        say(f"  {hosts[k]:<28} {name:<8} first {vals[0]} last {vals[-1]} min {min(vals)} max {max(vals)} {unit} slope {s:+.1f}/h")
-        # Flat: an RSS that grows by more than 2 % of its level an hour, or
-        # fds/threads that end above their post-warm-up maximum, is a leak.
-        if name == "RSS" and s > 0.02 * vals[0]:
-            say(f"  LEAK? {hosts[k]} RSS grows {s:.0f} KiB/h")
-            verdict = 1
-        if name != "RSS" and vals[-1] > max(vals[: max(1, len(vals) // 2)]) + 2:
-            say(f"  LEAK? {hosts[k]} {name} {vals[-1]} above the first half's maximum")
-            verdict = 1
+        line = f"  {hosts[k]:<28} {name:<8} first {vals[0]} last {vals[-1]} min {min(vals)} max {max(vals)}{unit}, slope {slope(pts):+.1f}/h"
+        if name == "RSS":
+            floors = {}
+            whole = max(1, (pts[-1][0] - pts[0][0]) // stretch)  # a short tail joins the last
+            for t, v in pts:
+                b = min((t - pts[0][0]) // stretch, whole - 1)
+                floors[b] = min(v, floors.get(b, v))
+            fl = [(pts[0][0] + b * stretch, v) for b, v in sorted(floors.items())]
+            fs = slope(fl)
+            line += f"; floor per {stretch // 60} min: " + " ".join(str(v) for _, v in fl) + f", slope {fs:+.1f} KiB/h"
+            say(line)
+            # Flat: a floor that grows by more than 2 % of its level an hour.
+            if fs > 0.02 * fl[0][1]:
+                say(f"  LEAK? {hosts[k]} RSS floor grows {fs:.0f} KiB/h")
+                verdict = 1
+        else:
+            say(line)
+            # fds and threads: never above the first half's maximum + 2.
+            if vals[-1] > max(vals[: max(1, len(vals) // 2)]) + 2:
+                say(f"  LEAK? {hosts[k]} {name} {vals[-1]} above the first half's maximum")
+                verdict = 1
 
 # Scrapes.
 say("scrapes (every second, each daemon)")

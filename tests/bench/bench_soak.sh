@@ -133,6 +133,7 @@ endpoints = [f for f in funcs if f["port_type"] == "endpoint" and f.get("parent"
 nvme = [f for f in endpoints if f["class"].startswith("0x0108")]
 device = (nvme or endpoints or [None])[0]
 pmus = [f"hisi_pcie{s['id']}_core{c['id']}" for s in m.get("sicls", []) for c in s.get("cores", [])]
+ptts = [f"hisi_ptt{s['id']}_{c['id']}" for s in m.get("sicls", []) for c in s.get("cores", []) if c.get("ptt")]
 # The CPU in a PMU's cpumask: the core's "cpu", else its SICL's first CPU.
 cpu = None
 for s in m.get("sicls", []):
@@ -152,7 +153,8 @@ if switch:
 if pmus:
     cand += [("PMU driver", [{"at_s": 180, "every_s": P, "kind": "pmu_unbind", "pmu": pmus[-1]},
                              {"at_s": 210, "every_s": P, "kind": "pmu_bind", "pmu": pmus[-1]}])]
-    cand += [("PTT stop", [{"at_s": 45, "every_s": P, "kind": "ptt_stop", "pmu": pmus[0]}])]
+if ptts:
+    cand += [("PTT stop", [{"at_s": 45, "every_s": P, "kind": "ptt_stop", "pmu": ptts[0]}])]
 if cpu is not None:
     cand += [("CPU offline", [{"at_s": 240, "every_s": P, "kind": "cpu_offline", "cpu": cpu},
                               {"at_s": 270, "every_s": P, "kind": "cpu_online", "cpu": cpu}])]

@@ -154,7 +154,9 @@ if pmus:
     cand += [("PMU driver", [{"at_s": 180, "every_s": P, "kind": "pmu_unbind", "pmu": pmus[-1]},
                              {"at_s": 210, "every_s": P, "kind": "pmu_bind", "pmu": pmus[-1]}])]
 if ptts:
-    cand += [("PTT stop", [{"at_s": 45, "every_s": P, "kind": "ptt_stop", "pmu": ptts[0]}])]
+    # A stop only cuts a window open at that instant (0.2 s of every few
+    # seconds per device): every 7 s, so that some land inside one.
+    cand += [("PTT stop", [{"at_s": 45, "every_s": 7, "kind": "ptt_stop", "pmu": ptts[0]}])]
 if cpu is not None:
     cand += [("CPU offline", [{"at_s": 240, "every_s": P, "kind": "cpu_offline", "cpu": cpu},
                               {"at_s": 270, "every_s": P, "kind": "cpu_online", "cpu": cpu}])]

@@ -167,7 +167,7 @@ for what, evs in cand:
     r = subprocess.run([pciescope, "topology", "--simulate", dst], capture_output=True, text=True)
     if r.returncode == 0:
         events += evs
-        print(f"{name}: {what}: " + ", ".join(f"{e['kind']} {e.get('bdf') or e.get('pmu') or e.get('cpu')} at {e['at_s']} s every {P} s" for e in evs))
+        print(f"{name}: {what}: " + ", ".join(f"{e['kind']} {e.get('bdf') or e.get('pmu') or e.get('cpu')} at {e['at_s']} s every {e['every_s']} s" for e in evs))
     else:
         print(f"{name}: {what}: not simulated in this build ({r.stderr.strip()[:200]})")
 m["events"] = events

@@ -3,7 +3,8 @@
 #   1. README.md has at most 200 lines, and its Quick start has the command
 #      CI runs (.ci/run);
 #   2. every docs/*.md page is in the README's map, and every relative link
-#      of README.md and docs/*.md (pages and pictures) reaches a file, and
+#      of README.md, docs/*.md, dashboards/README.md and packaging/README.md
+#      (pages and pictures) reaches a file, and
 #      its #anchor a heading of that page (GitHub's anchors);
 #   3. every section the README had before it moved (the headings in
 #      tests/fixtures/readme_sections.txt) is a heading of the page named
@@ -82,10 +83,10 @@ for line in prose("README.md"):
 for p in pages[1:]:
     print(("ok " if p in readme_links else "not_ok ") + "the README's map links %s" % p)
 
-# Every relative link resolves, with its anchor.
+# Every relative link resolves, with its anchor (the folders' READMEs too).
 bad = 0
 count = 0
-for page in pages:
+for page in pages + ["dashboards/README.md", "packaging/README.md"]:
     text = "\n".join(prose(page))
     # Inline code is not a link (blanked, keeping line breaks for the numbers).
     text = re.sub(r"`[^`]*`", lambda m: re.sub(r"[^\n]", " ", m.group(0)), text)

@@ -273,7 +273,7 @@ static int set_trace_direction(struct engine_config *c, const struct engine_opti
         (void)o;
         if (n != 1 || v->type != ENGINE_VALUE_NUMBER || !(v->number >= 0 && v->number <= 3) ||
             v->number != floor(v->number))
-                return refuse(why, len, "must be 0, 1, 2 or 3 (see the README)");
+                return refuse(why, len, "must be 0, 1, 2 or 3 (see docs/configuration.md)");
         c->trace.direction = (int)v->number;
         return 0;
 }

@@ -50,6 +50,11 @@ def prose(path):
         if fence or (line.startswith("    ") and prev_blank and not re.match(r"^ *([-*]|\d+\.) ", line)):
             out.append("")
             continue
+        if line.startswith("<!--"):
+            # A comment line (a generated block's marker) reads as a blank.
+            out.append("")
+            prev_blank = True
+            continue
         prev_blank = not line.strip() or (line.startswith("    ") and prev_blank)
         out.append(line)
     return out

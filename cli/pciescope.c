@@ -124,7 +124,7 @@ static void usage(FILE *out)
                      "  trace report FILE  TLP mix, payload sizes, top requesters and\n"
                      "              request->completion latency of a recording\n"
                      "  options     the collectd plugin's options (the table every front end\n"
-                     "              shares), with --markdown as in the README\n"
+                     "              shares), with --markdown as in docs/configuration.md\n"
                      "  exporter    serve /metrics for Prometheus (text or OpenMetrics) until\n"
                      "              SIGINT/SIGTERM: the collectd plugin's values, names and\n"
                      "              labels, without collectd\n"
@@ -134,7 +134,7 @@ static void usage(FILE *out)
                      "              all consistent, 1 some not\n"
                      "  snapshot    what reproduces this machine elsewhere, read-only and\n"
                      "              without secrets, in one tar.gz with a simulator\n"
-                     "              description (README: pciescope snapshot)\n"
+                     "              description (docs/cli.md: pciescope snapshot)\n"
                      "\n"
                      "Options:\n"
                      "  --json              machine-readable output (see docs/topology-json.md)\n"
@@ -334,7 +334,7 @@ static void write_stdout(void *ctx, const char *text)
 }
 
 /* `pciescope options [--markdown]`: the option table every front end shares
- * (the collectd block's names; the README's reference is this output). */
+ * (the collectd block's names; docs/configuration.md's reference is this output). */
 static int cmd_options(bool markdown)
 {
         size_t count;

@@ -86,6 +86,12 @@ static double dist_pick(const struct sim_dist *d, uint64_t *rng, double fallback
         return d->value[d->count - 1];
 }
 
+/* At most what the links carry (sim_traffic_backpressure). */
+static double carried_scale(const struct sim_workload *w, double scale)
+{
+        return w->scale_cap > 0 && scale > w->scale_cap ? w->scale_cap : scale;
+}
+
 /* Workload scale at @t seconds (the phases repeat as a cycle). */
 static double phase_scale(const struct sim_workload *w, double t)
 {
@@ -94,16 +100,16 @@ static double phase_scale(const struct sim_workload *w, double t)
         for (size_t i = 0; i < w->phase_count; i++)
                 cycle += w->phases[i].duration;
         if (!w->phase_count || cycle <= 0)
-                return 1;
+                return carried_scale(w, 1);
         t = fmod(t, cycle);
         if (t < 0)
                 t += cycle;
         for (size_t i = 0; i < w->phase_count; i++) {
                 if (t < w->phases[i].duration)
-                        return w->phases[i].scale;
+                        return carried_scale(w, w->phases[i].scale);
                 t -= w->phases[i].duration;
         }
-        return w->phases[w->phase_count - 1].scale;
+        return carried_scale(w, w->phases[w->phase_count - 1].scale);
 }
 
 static double max_scale(const struct sim_workload *w)
@@ -113,7 +119,7 @@ static double max_scale(const struct sim_workload *w)
         for (size_t i = 0; i < w->phase_count; i++)
                 if (w->phases[i].scale > m)
                         m = w->phases[i].scale;
-        return m;
+        return carried_scale(w, m);
 }
 
 /* Bytes per second of a link (after line coding). */

@@ -86,12 +86,6 @@ static double dist_pick(const struct sim_dist *d, uint64_t *rng, double fallback
         return d->value[d->count - 1];
 }
 
-/* At most what the links carry (sim_traffic_backpressure). */
-static double carried_scale(const struct sim_workload *w, double scale)
-{
-        return w->scale_cap > 0 && scale > w->scale_cap ? w->scale_cap : scale;
-}
-
 /* Workload scale at @t seconds (the phases repeat as a cycle). */
 static double phase_scale(const struct sim_workload *w, double t)
 {
@@ -100,26 +94,22 @@ static double phase_scale(const struct sim_workload *w, double t)
         for (size_t i = 0; i < w->phase_count; i++)
                 cycle += w->phases[i].duration;
         if (!w->phase_count || cycle <= 0)
-                return carried_scale(w, 1);
+                return sim_traffic_carried_scale(w, 1);
         t = fmod(t, cycle);
         if (t < 0)
                 t += cycle;
         for (size_t i = 0; i < w->phase_count; i++) {
                 if (t < w->phases[i].duration)
-                        return carried_scale(w, w->phases[i].scale);
+                        return sim_traffic_carried_scale(w, w->phases[i].scale);
                 t -= w->phases[i].duration;
         }
-        return carried_scale(w, w->phases[w->phase_count - 1].scale);
+        return sim_traffic_carried_scale(w, w->phases[w->phase_count - 1].scale);
 }
 
+/* The largest phase scale its links carry. */
 static double max_scale(const struct sim_workload *w)
 {
-        double m = w->phase_count ? 0 : 1;
-
-        for (size_t i = 0; i < w->phase_count; i++)
-                if (w->phases[i].scale > m)
-                        m = w->phases[i].scale;
-        return carried_scale(w, m);
+        return sim_traffic_carried_scale(w, sim_traffic_peak_scale(w));
 }
 
 /* Bytes per second of a link (after line coding). */

@@ -148,10 +148,14 @@ void sim_traffic_workload_rates(const struct sim_device *d, const struct sim_wor
         out->header_dw = out->tlps * sim_tlp_header_dw(c);
 }
 
-/* The phase scale the links carry: the workload's, at most scale_cap. */
+double sim_traffic_carried_scale(const struct sim_workload *w, double scale)
+{
+        return w->scale_cap > 0 && scale > w->scale_cap ? w->scale_cap : scale;
+}
+
 static double carried(const struct sim_workload *w, double scale, bool offered)
 {
-        return !offered && w->scale_cap > 0 && scale > w->scale_cap ? w->scale_cap : scale;
+        return offered ? scale : sim_traffic_carried_scale(w, scale);
 }
 
 static double integral(const struct sim_workload *w, double t0, double t1, bool offered)
@@ -226,7 +230,7 @@ static double wire_rate(const struct sim_device *d, int dir)
         return bytes;
 }
 
-static double peak_scale(const struct sim_workload *w)
+double sim_traffic_peak_scale(const struct sim_workload *w)
 {
         double peak = w->phase_count ? 0 : 1;
 
@@ -260,7 +264,7 @@ void sim_traffic_backpressure(struct sim_machine *m)
                 d->workload.scale_cap = 0;
                 if (!d->has_workload)
                         continue;
-                peak[i] = peak_scale(&d->workload);
+                peak[i] = sim_traffic_peak_scale(&d->workload);
                 wire[i][0] = wire_rate(d, 0);
                 wire[i][1] = wire_rate(d, 1);
         }
@@ -297,7 +301,7 @@ void sim_traffic_backpressure(struct sim_machine *m)
         for (size_t i = 0; i < m->device_count; i++) {
                 struct sim_workload *w = &m->devices[i].workload;
 
-                if (m->devices[i].has_workload && peak[i] < peak_scale(w))
+                if (m->devices[i].has_workload && peak[i] < sim_traffic_peak_scale(w))
                         w->scale_cap = peak[i] > 0 ? peak[i] : 1e-300;
         }
         free(peak);
@@ -306,7 +310,7 @@ void sim_traffic_backpressure(struct sim_machine *m)
 
 double sim_traffic_carried_share(const struct sim_workload *w)
 {
-        double peak = peak_scale(w);
+        double peak = sim_traffic_peak_scale(w);
 
         return w->scale_cap > 0 && peak > w->scale_cap ? w->scale_cap / peak : 1;
 }

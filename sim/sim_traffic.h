@@ -83,6 +83,11 @@ double sim_traffic_offered_integral(const struct sim_workload *w, double t0, dou
  */
 void sim_traffic_backpressure(struct sim_machine *m);
 
+/* The highest phase scale a workload asks (1 without phases), and
+ * @scale as its links carry it (at most scale_cap). */
+double sim_traffic_peak_scale(const struct sim_workload *w);
+double sim_traffic_carried_scale(const struct sim_workload *w, double scale);
+
 /* The share of its peak a workload is carried at: 1, or scale_cap / the
  * highest phase scale when its links hold it back. */
 double sim_traffic_carried_share(const struct sim_workload *w);

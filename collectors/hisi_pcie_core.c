@@ -8,6 +8,7 @@
 
 #include <errno.h>
 #include <linux/perf_event.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,7 +41,8 @@ struct measurement {
 
         /* Estimates from the most recent window the measurement ran in. */
         bool have_rate;
-        double primary_per_second; /* flux or latency cycles per counting second */
+        double primary_per_second;   /* flux or latency cycles per counting second */
+        double secondary_per_second; /* time ticks or TLPs per counting second */
         bool have_ratio;
         double ratio; /* Δprimary / Δsecondary: cycles per TLP */
         /* Totals over all windows. */
@@ -52,7 +54,7 @@ struct port_info {
         char bdf[PCI_BDF_LEN];
         uint16_t bit;
         uint64_t capacity; /* bytes/s per direction at the current speed/width */
-        unsigned int mps;
+        unsigned int mps;  /* the largest TLP payload on its link (pcie_topo_link_mps) */
 };
 
 struct endpoint_info {
@@ -201,7 +203,7 @@ static int collect_ports_and_endpoints(struct hisi_pcie_core *c, const struct pc
                 p->bit = pmu->ports[i].bit;
                 if (f && f->info.has_link && f->link_up)
                         p->capacity = f->capacity_current;
-                p->mps = f ? f->info.mps_bytes : 0;
+                p->mps = f ? pcie_topo_link_mps(topo, pmu->ports[i].topo_index) : 0;
         }
         for (size_t t = 0; topo && t < pcie_topo_count(topo); t++) {
                 const struct pcie_function *f = pcie_topo_get(topo, t);
@@ -467,6 +469,7 @@ static int take_reading(struct measurement *m)
         m->secondary_total += d.values[1];
         m->running_seconds += running;
         m->primary_per_second = (double)d.values[0] / running;
+        m->secondary_per_second = (double)d.values[1] / running;
         m->have_rate = true;
         if (d.values[1]) {
                 m->ratio = (double)d.values[0] / (double)d.values[1];
@@ -559,12 +562,47 @@ static void emit_raw(struct emitter *em, const struct measurement *m, double ela
         sample_emit(&em->out, &s);
 }
 
+/*
+ * What the flux counters add up of a TLP: the kernel's len_mode as it
+ * reaches the hardware. Linux 5.17 has no len_mode field and counts
+ * payload only; before 6.12 (no bdf_min/bdf_max) the driver always sets
+ * bit 34, so "header" counts header and payload.
+ */
+static enum pcie_counts flux_counts(const struct hisi_pcie_core *c)
+{
+        if (!c->pmu->has_len_mode || c->opts.len_mode == 1)
+                return PCIE_COUNTS_PAYLOAD;
+        if (c->opts.len_mode == 2 && c->pmu->has_range)
+                return PCIE_COUNTS_HEADER;
+        return PCIE_COUNTS_HEADER_PAYLOAD;
+}
+
+/* TLPs per second of a bandwidth pair on @port, where the PMU counts
+ * them: only inbound MWr has a TLP count (rx_mwr_cnt, the latency pair's
+ * second event); -1 for the others. */
+static double port_tlps(const struct hisi_pcie_core *c, size_t port, enum hisi_pcie_pair pair)
+{
+        if (pair != HISI_RX_MWR_FLUX)
+                return -1;
+        for (size_t i = 0; i < c->count; i++) {
+                const struct measurement *m = &c->m[i];
+
+                if (m->port == port && m->scope == SCOPE_PORT && m->pair == HISI_RX_MWR_LATENCY &&
+                    m->have_rate)
+                        return m->secondary_per_second;
+        }
+        return -1;
+}
+
 static void emit_port_values(struct emitter *em, size_t port)
 {
         const struct hisi_pcie_core *c = em->c;
         const struct port_info *p = &c->ports[port];
-        double dir_bytes[2] = {0, 0};
+        struct pcie_util util[2];
         bool dir_have[2] = {false, false};
+
+        pcie_util_init(&util[0], p->capacity, p->mps);
+        pcie_util_init(&util[1], p->capacity, p->mps);
 
         for (size_t i = 0; i < c->count; i++) {
                 const struct measurement *m = &c->m[i];
@@ -596,7 +634,10 @@ static void emit_port_values(struct emitter *em, size_t port)
                         sample_label(&s, "tlp", pi->tlp);
                         s.gauge = bytes_per_second(c, m);
                         sample_emit(&em->out, &s);
-                        dir_bytes[dir] += s.gauge;
+                        pcie_util_add(&util[dir], flux_counts(c), s.gauge, strcmp(pi->tlp, "mrd"),
+                                      strcmp(pi->tlp, "cpl") ? PCIE_TLP_REQUEST_HEADER_BYTES
+                                                             : PCIE_TLP_COMPLETION_HEADER_BYTES,
+                                      port_tlps(c, port, m->pair));
                         dir_have[dir] = true;
                 } else if (m->have_ratio) {
                         s = base_sample(c, "pcie_port_latency_seconds", "pmu_latency_seconds",
@@ -614,15 +655,14 @@ static void emit_port_values(struct emitter *em, size_t port)
                 }
         }
         /* Utilisation per direction against the link's raw capacity and
-         * against what it can carry at the current MPS. */
+         * against what it can carry at its MPS (pcie_util, pcie_link.h). */
         for (int dir = 0; dir < 2 && p->capacity; dir++) {
                 static const char *const names[2] = {"rx", "tx"};
-                double effective =
-                    (double)p->capacity * (p->mps ? pcie_payload_efficiency(p->mps) : 1.0);
+                double raw, effective;
                 char ti[32];
                 struct pcie_sample s;
 
-                if (!dir_have[dir])
+                if (!dir_have[dir] || pcie_util_ratios(&util[dir], &raw, &effective))
                         continue;
                 snprintf(ti, sizeof(ti), "%s-raw", names[dir]);
                 s = base_sample(c, "pcie_port_utilization_ratio", "pmu_utilization",
@@ -630,12 +670,14 @@ static void emit_port_values(struct emitter *em, size_t port)
                 sample_label(&s, "port", p->bdf);
                 sample_label(&s, "direction", names[dir]);
                 sample_label(&s, "capacity", "raw");
-                s.gauge = dir_bytes[dir] / (double)p->capacity;
+                s.gauge = raw;
                 sample_emit(&em->out, &s);
+                if (isnan(effective))
+                        continue; /* headers only: the payload is not known */
                 snprintf(ti, sizeof(ti), "%s-effective", names[dir]);
                 s.type_instance = ti;
                 s.labels[s.label_count - 1].value = "effective";
-                s.gauge = dir_bytes[dir] / effective;
+                s.gauge = effective;
                 sample_emit(&em->out, &s);
         }
 }

@@ -230,7 +230,7 @@ static void map_parts(struct stack *st, const struct pcie_topo *topo)
                         continue;
                 snprintf(st->parts[p].port, sizeof(st->parts[p].port), "%s", f->bdf);
                 st->parts[p].capacity = f->link_up ? f->capacity_current : 0;
-                st->parts[p].mps = f->info.mps_bytes;
+                st->parts[p].mps = pcie_topo_link_mps(topo, i);
         }
 }
 
@@ -627,8 +627,17 @@ static void emit_stack(struct emitter *em, const struct stack *st)
                         s.gauge = pt->in_rate;
                         sample_emit(&em->out, &s);
                         if (pt->port[0] && pt->capacity) {
-                                double eff = (double)pt->capacity *
-                                             (pt->mps ? pcie_payload_efficiency(pt->mps) : 1.0);
+                                /* bw_in counts the data of inbound TLPs,
+                                 * no headers: DMA writes (4DW headers)
+                                 * and the far smaller completions of CPU
+                                 * reads. */
+                                struct pcie_util u;
+                                double raw, eff;
+
+                                pcie_util_init(&u, pt->capacity, pt->mps);
+                                pcie_util_add(&u, PCIE_COUNTS_PAYLOAD, pt->in_rate, true,
+                                              PCIE_TLP_REQUEST_HEADER_BYTES, -1);
+                                pcie_util_ratios(&u, &raw, &eff);
 
                                 snprintf(ti, sizeof(ti), "part%u-rx-raw", p);
                                 s = part_sample(em, st, "pcie_port_utilization_ratio",
@@ -636,11 +645,11 @@ static void emit_stack(struct emitter *em, const struct stack *st)
                                                 box, part, pt->port);
                                 sample_label(&s, "direction", "rx");
                                 sample_label(&s, "capacity", "raw");
-                                s.gauge = pt->in_rate / (double)pt->capacity;
+                                s.gauge = raw;
                                 sample_emit(&em->out, &s);
                                 snprintf(ti, sizeof(ti), "part%u-rx-effective", p);
                                 s.labels[s.label_count - 1].value = "effective";
-                                s.gauge = pt->in_rate / eff;
+                                s.gauge = eff;
                                 sample_emit(&em->out, &s);
                         }
                         /* An estimate: not for the basic detail. */

@@ -6,6 +6,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -125,6 +126,63 @@ double pcie_payload_efficiency(unsigned int payload_bytes)
         if (!payload_bytes)
                 return 0.0;
         return (double)payload_bytes / (double)(payload_bytes + PCIE_TLP_OVERHEAD_BYTES);
+}
+
+void pcie_util_init(struct pcie_util *u, uint64_t capacity, unsigned int mps)
+{
+        memset(u, 0, sizeof(*u));
+        u->capacity = (double)capacity;
+        u->mps = mps;
+}
+
+double pcie_payload_bytes(enum pcie_counts what, double counted, bool data,
+                          unsigned int header_bytes, double tlps, unsigned int mps)
+{
+        double most;
+
+        if (!data || !(counted > 0))
+                return 0;
+        if (what == PCIE_COUNTS_PAYLOAD)
+                return counted;
+        if (what != PCIE_COUNTS_HEADER_PAYLOAD)
+                return NAN;
+        /* Every TLP carries at most MPS bytes: this much at the most. */
+        most = mps ? counted * mps / (double)(mps + header_bytes) : counted;
+        if (tlps >= 0) {
+                double p = counted - tlps * header_bytes;
+
+                /* Counts of another window (a rotating plan) may disagree
+                 * a little: keep the payload within what is possible. */
+                return p < 0 ? 0 : p > most ? most : p;
+        }
+        return most;
+}
+
+void pcie_util_add(struct pcie_util *u, enum pcie_counts what, double counted, bool data,
+                   unsigned int header_bytes, double tlps)
+{
+        double payload = pcie_payload_bytes(what, counted, data, header_bytes, tlps, u->mps);
+
+        if (!(counted > 0))
+                return;
+        u->counted += counted;
+        if (isnan(payload))
+                u->payload_unknown = true;
+        else if (u->mps)
+                u->wire += payload * (u->mps + header_bytes + PCIE_TLP_FRAMING_BYTES) / u->mps;
+        else
+                u->wire += payload;
+}
+
+int pcie_util_ratios(const struct pcie_util *u, double *raw, double *effective)
+{
+        if (!(u->capacity > 0)) {
+                *raw = *effective = NAN;
+                return -EINVAL;
+        }
+        *raw = u->counted / u->capacity;
+        *effective = u->payload_unknown ? NAN : u->wire / u->capacity;
+        return 0;
 }
 
 bool pcie_link_tracker_update(struct pcie_link_tracker *t, const struct pcie_link_regs *regs)

@@ -70,6 +70,70 @@ bool pcie_link_is_downtrained(const struct pcie_link_regs *self,
 #define PCIE_TLP_OVERHEAD_BYTES 24
 double pcie_payload_efficiency(unsigned int payload_bytes);
 
+/* The parts of that overhead: a memory request's 4DW header, a
+ * completion's 3DW header, and what every TLP adds on the wire besides
+ * its header (sequence number and framing, 4; LCRC, 4). */
+#define PCIE_TLP_REQUEST_HEADER_BYTES    16
+#define PCIE_TLP_COMPLETION_HEADER_BYTES 12
+#define PCIE_TLP_FRAMING_BYTES           (PCIE_TLP_OVERHEAD_BYTES - PCIE_TLP_REQUEST_HEADER_BYTES)
+
+/*
+ * Utilisation of one direction of a link: the one definition every source
+ * (hisi_pcie, Intel IIO, ...) uses, so that the ratios of all vendors mean
+ * the same. A source adds each counter's rate with what the counter counts
+ * of a TLP; then
+ *
+ *   raw       = the bytes the counters count / the raw capacity (speed ×
+ *               width after encoding): never above 1, since no counter
+ *               counts framing and LCRC;
+ *   effective = payload / what the link carries of payload at MPS-sized
+ *               TLPs, per kind of TLP: Σ payload_i × (MPS + header_i +
+ *               framing) / MPS / raw capacity, i.e. each kind's payload
+ *               against raw × MPS / (MPS + its per-TLP overhead: 24 bytes
+ *               for a 4DW request, 20 for a completion). 1 is a link full
+ *               of MPS-sized TLPs; smaller TLPs fill it below 1.
+ *
+ * The payload of a counter that counts headers too is its count less the
+ * headers of the TLPs counted, where a TLP count is known; where it is not,
+ * the most payload those bytes can hold (every TLP MPS-sized): an upper
+ * bound, so effective may read high for small TLPs but stays at most 1 on
+ * a saturated link. A counter that counts headers only leaves the payload
+ * unknown (effective then NaN).
+ */
+enum pcie_counts {
+        PCIE_COUNTS_PAYLOAD,        /* data only */
+        PCIE_COUNTS_HEADER,         /* headers only */
+        PCIE_COUNTS_HEADER_PAYLOAD, /* header and data of each TLP */
+};
+
+struct pcie_util {
+        double capacity;  /* raw bytes/s of the direction */
+        unsigned int mps; /* largest TLP payload the link carries, 0: unknown */
+        double counted;   /* bytes/s the counters counted */
+        double wire;      /* payload bytes/s weighted by (MPS + overhead) / MPS */
+        bool payload_unknown;
+};
+
+void pcie_util_init(struct pcie_util *u, uint64_t capacity, unsigned int mps);
+
+/*
+ * pcie_payload_bytes - the payload in @counted bytes (per second, or in
+ * all) of a counter that counts @what, of TLPs with headers of
+ * @header_bytes that carry data (@data: MWr, CplD) or not (MRd), @tlps of
+ * them (negative: not counted), at most @mps bytes each (0: unknown).
+ * NaN when it cannot be known (headers only, of TLPs with data).
+ */
+double pcie_payload_bytes(enum pcie_counts what, double counted, bool data,
+                          unsigned int header_bytes, double tlps, unsigned int mps);
+
+/* Adds one counter's rate (arguments as pcie_payload_bytes). */
+void pcie_util_add(struct pcie_util *u, enum pcie_counts what, double counted, bool data,
+                   unsigned int header_bytes, double tlps);
+
+/* The two ratios; effective is NaN when a payload was unknown. -EINVAL
+ * (both NaN) without a capacity. */
+int pcie_util_ratios(const struct pcie_util *u, double *raw, double *effective);
+
 /*
  * Tracks link state across samples to count changes of speed or width
  * (flaps, retrains, downtraining at run time).

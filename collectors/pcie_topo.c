@@ -299,6 +299,19 @@ struct pcie_function *pcie_topo_at(struct pcie_topo *topo, size_t index)
         return index < topo->count ? &topo->funcs[index] : NULL;
 }
 
+unsigned int pcie_topo_link_mps(const struct pcie_topo *topo, size_t port)
+{
+        unsigned int mps = 0;
+
+        for (size_t i = 0; topo && port < topo->count && i < topo->count; i++) {
+                const struct pcie_function *f = &topo->funcs[i];
+
+                if (f->root_port == port && f->info.has_pcie && f->info.mps_bytes > mps)
+                        mps = f->info.mps_bytes;
+        }
+        return mps;
+}
+
 size_t pcie_topo_find(const struct pcie_topo *topo, const struct pci_addr *addr)
 {
         size_t lo = 0, hi = topo->count;

@@ -82,6 +82,14 @@ struct pcie_function *pcie_topo_at(struct pcie_topo *topo, size_t index);
 /* Index of the function with this address, or PCIE_TOPO_NONE. */
 size_t pcie_topo_find(const struct pcie_topo *topo, const struct pci_addr *addr);
 
+/*
+ * pcie_topo_link_mps - the largest TLP payload Root Port @port's link
+ * carries: its MPS, or a larger MPS configured on a function below it (a
+ * sender's MPS sets its TLPs' size; the audit reports the mismatch). 0 when
+ * none is known.
+ */
+unsigned int pcie_topo_link_mps(const struct pcie_topo *topo, size_t port);
+
 /* Functions whose configuration space could not be read in full, and how
  * many duplicate addresses were dropped (dumps may repeat a device). */
 size_t pcie_topo_truncated(const struct pcie_topo *topo);

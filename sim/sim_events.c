@@ -238,6 +238,17 @@ double sim_device_traffic_integral(const struct sim_machine *m, size_t dev, doub
         return present_integral(m, dev, &m->devices[dev].workload, t0, t1);
 }
 
+double sim_device_offered_integral(const struct sim_machine *m, size_t dev, double t0, double t1)
+{
+        struct sim_workload w;
+
+        if (dev >= m->device_count)
+                return 0;
+        w = m->devices[dev].workload;
+        w.scale_cap = 0; /* what it asked, not what its links carried */
+        return present_integral(m, dev, &w, t0, t1);
+}
+
 double sim_device_present_seconds(const struct sim_machine *m, size_t dev, double t0, double t1)
 {
         return present_integral(m, dev, NULL, t0, t1);

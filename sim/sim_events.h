@@ -71,6 +71,11 @@ double sim_device_origin(const struct sim_machine *m, size_t dev, double t);
  * phases: the seconds it existed. */
 double sim_device_traffic_integral(const struct sim_machine *m, size_t dev, double t0, double t1);
 
+/* The same without back-pressure (sim_traffic_backpressure): what the
+ * workload asked for, where sim_device_traffic_integral is what its
+ * links carried. */
+double sim_device_offered_integral(const struct sim_machine *m, size_t dev, double t0, double t1);
+
 /* Seconds device @dev existed in [@t0, @t1]. */
 double sim_device_present_seconds(const struct sim_machine *m, size_t dev, double t0, double t1);
 

@@ -632,12 +632,17 @@ size_t sim_pmu_open_count(struct sim_pmu *p)
         return sim_pmu_core_open_count(&p->core);
 }
 
-static void truth_rates(const struct sim_tlp_rates *r, double s, struct sim_truth *out)
+/* Adds rates @r for @s seconds at scale 1 carried, @offered asked. */
+static void truth_rates(const struct sim_tlp_rates *r, double s, double offered,
+                        struct sim_truth *out)
 {
         out->tlps += r->tlps * s;
         out->payload_bytes += r->payload_dw * 4 * s;
         out->header_bytes += r->header_dw * 4 * s;
         out->latency_ns += r->latency_ns * s;
+        out->offered_tlps += r->tlps * offered;
+        out->offered_payload_bytes += r->payload_dw * 4 * offered;
+        out->offered_header_bytes += r->header_dw * 4 * offered;
 }
 
 static void truth_add(const struct sim_pmu *p, size_t dev, enum sim_tlp_class c, double t0,
@@ -651,13 +656,16 @@ static void truth_add(const struct sim_pmu *p, size_t dev, enum sim_tlp_class c,
 
                 if (l->dev != dev)
                         continue;
+                double secs = overlap(t0, t1, l->t0, l->t1);
+
                 sim_traffic_workload_rates(d, &l->w, true, c, &r);
-                truth_rates(&r, overlap(t0, t1, l->t0, l->t1), out);
+                truth_rates(&r, secs, secs, out);
         }
         if (!d->has_workload)
                 return;
         sim_traffic_rates(p->m, dev, c, &r);
-        truth_rates(&r, sim_device_traffic_integral(p->m, dev, t0, t1), out);
+        truth_rates(&r, sim_device_traffic_integral(p->m, dev, t0, t1),
+                    sim_device_offered_integral(p->m, dev, t0, t1), out);
 }
 
 void sim_truth_device(const struct sim_pmu *p, size_t dev, enum sim_tlp_class c, double t0,

@@ -84,10 +84,16 @@ size_t sim_pmu_open_count(struct sim_pmu *p);
 uint32_t sim_pmu_type_of(uint32_t type_base, size_t core, unsigned int generation);
 
 struct sim_truth {
+        /* What the links carried (a workload asking more than its links
+         * take is slowed down: sim_traffic_backpressure). */
         double tlps;
         double payload_bytes;
         double header_bytes;
         double latency_ns; /* sum over TLPs; divide by tlps for the mean */
+        /* What the workloads (and calibration loads) asked for. */
+        double offered_tlps;
+        double offered_payload_bytes;
+        double offered_header_bytes;
 };
 
 /* Traffic of class @c of device @dev (an endpoint). */

@@ -94,26 +94,22 @@ static double phase_scale(const struct sim_workload *w, double t)
         for (size_t i = 0; i < w->phase_count; i++)
                 cycle += w->phases[i].duration;
         if (!w->phase_count || cycle <= 0)
-                return 1;
+                return sim_traffic_carried_scale(w, 1);
         t = fmod(t, cycle);
         if (t < 0)
                 t += cycle;
         for (size_t i = 0; i < w->phase_count; i++) {
                 if (t < w->phases[i].duration)
-                        return w->phases[i].scale;
+                        return sim_traffic_carried_scale(w, w->phases[i].scale);
                 t -= w->phases[i].duration;
         }
-        return w->phases[w->phase_count - 1].scale;
+        return sim_traffic_carried_scale(w, w->phases[w->phase_count - 1].scale);
 }
 
+/* The largest phase scale its links carry. */
 static double max_scale(const struct sim_workload *w)
 {
-        double m = w->phase_count ? 0 : 1;
-
-        for (size_t i = 0; i < w->phase_count; i++)
-                if (w->phases[i].scale > m)
-                        m = w->phases[i].scale;
-        return m;
+        return sim_traffic_carried_scale(w, sim_traffic_peak_scale(w));
 }
 
 /* Bytes per second of a link (after line coding). */

@@ -12,6 +12,7 @@
 #define _GNU_SOURCE
 #include "sim_machine.h"
 #include "sim_events.h"
+#include "sim_traffic.h"
 
 #include <errno.h>
 #include <json-c/json.h>
@@ -1855,14 +1856,8 @@ static int resolve_links(struct ctx *c)
         return 0;
 }
 
-/* Raw one-direction link bandwidth in bytes/s, as the kernel counts it. */
-static double link_bytes_per_second(unsigned int speed, unsigned int width)
-{
-        static const double mbps[] = {0, 2000, 4000, 7876, 15753, 31507, 64000};
-
-        return speed <= 6 ? mbps[speed] * 1e6 / 8 * width : 0;
-}
-
+/* Traffic needs a link; more than the links carry is scaled down
+ * (sim_traffic_backpressure), as a real link's flow control does. */
 static int check_workloads(struct ctx *c)
 {
         struct sim_machine *m = c->m;
@@ -1870,37 +1865,15 @@ static int check_workloads(struct ctx *c)
 
         for (size_t i = 0; i < m->device_count; i++) {
                 const struct sim_device *d = &m->devices[i];
-                const struct sim_workload *w = &d->workload;
-                double scale = w->phase_count ? 0 : 1, up, down, cap;
+                bool busy = false;
 
-                if (!d->has_workload)
-                        continue;
-                for (size_t k = 0; k < w->phase_count; k++) {
-                        if (w->phases[k].scale > scale)
-                                scale = w->phases[k].scale;
-                }
-                up = (w->flow[SIM_DMA_WRITE].bytes_per_second +
-                      w->flow[SIM_MMIO_READ].bytes_per_second) *
-                     scale;
-                down = (w->flow[SIM_DMA_READ].bytes_per_second +
-                        w->flow[SIM_MMIO_WRITE].bytes_per_second) *
-                       scale;
+                for (int k = 0; k < SIM_FLOW_KINDS && d->has_workload; k++)
+                        busy |= d->workload.flow[k].bytes_per_second > 0;
                 path_key(p, sizeof(p), c->info[i].path, "workload");
-                if (d->cur_width == 0 && (up > 0 || down > 0))
+                if (d->cur_width == 0 && busy)
                         return fail(c, p, "traffic on a device whose link is down");
-                cap = link_bytes_per_second(d->cur_speed, d->cur_width);
-                if (up > cap)
-                        return fail(c, p,
-                                    "%.4g bytes/s towards the host (dma_write + mmio_read, at the "
-                                    "highest phase scale) exceed the %s x%u link (%.4g bytes/s)",
-                                    up, speed_names[d->cur_speed], d->cur_width, cap);
-                if (down > cap)
-                        return fail(c, p,
-                                    "%.4g bytes/s towards the device (dma_read + mmio_write, at "
-                                    "the highest phase scale) exceed the %s x%u link (%.4g "
-                                    "bytes/s)",
-                                    down, speed_names[d->cur_speed], d->cur_width, cap);
         }
+        sim_traffic_backpressure(m);
         return 0;
 }
 

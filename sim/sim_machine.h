@@ -74,6 +74,10 @@ struct sim_workload {
         struct sim_flow flow[SIM_FLOW_KINDS];
         size_t phase_count;
         struct sim_phase phases[SIM_PHASES_MAX];
+        /* Back-pressure (sim_traffic_backpressure): the highest phase scale
+         * the links on the way to the Root Port carry; a phase asking more
+         * runs at this scale. 0: no limit (the links carry it all). */
+        double scale_cap;
 };
 
 /* An AER counter: name as in the kernel's aer_dev_* files ("RxErr",

@@ -5,7 +5,10 @@
 #include "sim_traffic.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
+
+#include "pcie_link.h"
 
 const char *sim_tlp_class_name(enum sim_tlp_class c)
 {
@@ -145,17 +148,27 @@ void sim_traffic_workload_rates(const struct sim_device *d, const struct sim_wor
         out->header_dw = out->tlps * sim_tlp_header_dw(c);
 }
 
-double sim_traffic_integral(const struct sim_workload *w, double t0, double t1)
+double sim_traffic_carried_scale(const struct sim_workload *w, double scale)
+{
+        return w->scale_cap > 0 && scale > w->scale_cap ? w->scale_cap : scale;
+}
+
+static double carried(const struct sim_workload *w, double scale, bool offered)
+{
+        return offered ? scale : sim_traffic_carried_scale(w, scale);
+}
+
+static double integral(const struct sim_workload *w, double t0, double t1, bool offered)
 {
         double cycle = 0, total = 0, full = 0;
 
         if (t1 <= t0)
                 return 0;
         if (!w || w->phase_count == 0)
-                return t1 - t0;
+                return (t1 - t0) * (w ? carried(w, 1, offered) : 1);
         for (size_t i = 0; i < w->phase_count; i++) {
                 cycle += w->phases[i].duration;
-                full += w->phases[i].duration * w->phases[i].scale;
+                full += w->phases[i].duration * carried(w, w->phases[i].scale, offered);
         }
         if (cycle <= 0)
                 return t1 - t0;
@@ -180,9 +193,124 @@ double sim_traffic_integral(const struct sim_workload *w, double t0, double t1)
                 }
                 double take = dur - start < left ? dur - start : left;
 
-                total += take * w->phases[i].scale;
+                total += take * carried(w, w->phases[i].scale, offered);
                 left -= take;
                 start = 0;
         }
         return total;
+}
+
+double sim_traffic_integral(const struct sim_workload *w, double t0, double t1)
+{
+        return integral(w, t0, t1, false);
+}
+
+double sim_traffic_offered_integral(const struct sim_workload *w, double t0, double t1)
+{
+        return integral(w, t0, t1, true);
+}
+
+/* ---- back-pressure ---- */
+
+/* Bytes per second (at scale 1) device @d puts on the wire towards the
+ * host (@dir 0) or towards the device (1): payload, header, and the
+ * framing and LCRC every TLP adds. */
+static double wire_rate(const struct sim_device *d, int dir)
+{
+        static const enum sim_tlp_class classes[2][3] = {{SIM_RX_MWR, SIM_RX_MRD, SIM_RX_CPL},
+                                                         {SIM_TX_MWR, SIM_TX_MRD, SIM_TX_CPL}};
+        double bytes = 0;
+
+        for (int k = 0; k < 3; k++) {
+                struct sim_tlp_rates r;
+
+                sim_traffic_workload_rates(d, &d->workload, d->has_workload, classes[dir][k], &r);
+                bytes += r.payload_dw * 4 + r.header_dw * 4 + r.tlps * PCIE_TLP_FRAMING_BYTES;
+        }
+        return bytes;
+}
+
+double sim_traffic_peak_scale(const struct sim_workload *w)
+{
+        double peak = w->phase_count ? 0 : 1;
+
+        for (size_t i = 0; i < w->phase_count; i++)
+                if (w->phases[i].scale > peak)
+                        peak = w->phases[i].scale;
+        return peak;
+}
+
+static bool below(const struct sim_machine *m, size_t dev, size_t port)
+{
+        for (size_t p = m->devices[dev].parent; p != SIM_NONE; p = m->devices[p].parent)
+                if (p == port)
+                        return true;
+        return false;
+}
+
+void sim_traffic_backpressure(struct sim_machine *m)
+{
+        double *peak = calloc(m->device_count ? m->device_count : 1, sizeof(*peak));
+        double(*wire)[2] = calloc(m->device_count ? m->device_count : 1, sizeof(*wire));
+
+        if (!peak || !wire) {
+                free(peak);
+                free(wire);
+                return;
+        }
+        for (size_t i = 0; i < m->device_count; i++) {
+                struct sim_device *d = &m->devices[i];
+
+                d->workload.scale_cap = 0;
+                if (!d->has_workload)
+                        continue;
+                peak[i] = sim_traffic_peak_scale(&d->workload);
+                wire[i][0] = wire_rate(d, 0);
+                wire[i][1] = wire_rate(d, 1);
+        }
+        /* Parents come before their children: backwards, every link (the
+         * one below a port) is settled after the links below it, with the
+         * traffic they let through. Every device sharing it is assumed at
+         * its peak, so no link is ever asked for more than it carries. */
+        for (size_t port = m->device_count; port-- > 0;) {
+                const struct sim_device *p = &m->devices[port];
+                double cap = (double)pcie_link_capacity_bytes(p->cur_speed, p->cur_width);
+                double ask[2] = {0, 0}, f[2];
+
+                if ((p->kind != SIM_ROOT_PORT && p->kind != SIM_SWITCH_DOWN) || !(cap > 0))
+                        continue;
+                for (size_t i = port + 1; i < m->device_count; i++)
+                        if (peak[i] > 0 && below(m, i, port))
+                                for (int dir = 0; dir < 2; dir++)
+                                        ask[dir] += wire[i][dir] * peak[i];
+                for (int dir = 0; dir < 2; dir++)
+                        f[dir] = ask[dir] > cap ? cap / ask[dir] : 1;
+                if (f[0] >= 1 && f[1] >= 1)
+                        continue;
+                for (size_t i = port + 1; i < m->device_count; i++) {
+                        double fi = 1;
+
+                        if (!(peak[i] > 0) || !below(m, i, port))
+                                continue;
+                        for (int dir = 0; dir < 2; dir++)
+                                if (wire[i][dir] > 0 && f[dir] < fi)
+                                        fi = f[dir];
+                        peak[i] *= fi;
+                }
+        }
+        for (size_t i = 0; i < m->device_count; i++) {
+                struct sim_workload *w = &m->devices[i].workload;
+
+                if (m->devices[i].has_workload && peak[i] < sim_traffic_peak_scale(w))
+                        w->scale_cap = peak[i] > 0 ? peak[i] : 1e-300;
+        }
+        free(peak);
+        free(wire);
+}
+
+double sim_traffic_carried_share(const struct sim_workload *w)
+{
+        double peak = sim_traffic_peak_scale(w);
+
+        return w->scale_cap > 0 && peak > w->scale_cap ? w->scale_cap / peak : 1;
 }

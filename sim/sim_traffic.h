@@ -63,7 +63,33 @@ void sim_traffic_workload_rates(const struct sim_device *d, const struct sim_wor
                                 bool active, enum sim_tlp_class c, struct sim_tlp_rates *out);
 
 /* Integral of the device's phase scale over [t0, t1] seconds since start
- * (t1 - t0 for a workload without phases). Pure, exact. */
+ * (t1 - t0 for a workload without phases), each phase at most the
+ * workload's scale_cap: what the links carried. Pure, exact. */
 double sim_traffic_integral(const struct sim_workload *w, double t0, double t1);
+/* The same without the cap: what the workload asked for. */
+double sim_traffic_offered_integral(const struct sim_workload *w, double t0, double t1);
+
+/*
+ * sim_traffic_backpressure - sets every workload's scale_cap so that no
+ * link direction carries more than its raw capacity (speed × width after
+ * encoding) counting every TLP's payload, header, sequence/framing and LCRC
+ * (PCIE_TLP_FRAMING_BYTES) at the TLP sizes the device's MPS and MRRS
+ * give: a link's flow control makes the devices wait, so a workload that
+ * asks more is carried at the most the links take, as on hardware. Links
+ * are settled from the leaves up; the devices sharing one (below a switch)
+ * are slowed by one factor, reckoned with all of them at their peak phase
+ * scale, and a device's flows all together (its reads wait with its
+ * writes). The loader calls it; DLLPs are not modelled.
+ */
+void sim_traffic_backpressure(struct sim_machine *m);
+
+/* The highest phase scale a workload asks (1 without phases), and
+ * @scale as its links carry it (at most scale_cap). */
+double sim_traffic_peak_scale(const struct sim_workload *w);
+double sim_traffic_carried_scale(const struct sim_workload *w, double scale);
+
+/* The share of its peak a workload is carried at: 1, or scale_cap / the
+ * highest phase scale when its links hold it back. */
+double sim_traffic_carried_share(const struct sim_workload *w);
 
 #endif /* PCIESCOPE_SIM_TRAFFIC_H */

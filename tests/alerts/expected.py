@@ -122,6 +122,16 @@ def link_of(child):
     return (gts(sp) if sp else best_s, wd if wd is not None else best_w, best_s, best_w)
 
 
+def below(f, port):
+    """Whether function @f sits below @port."""
+    p = f.parent
+    while p is not None:
+        if p is port:
+            return True
+        p = p.parent
+    return False
+
+
 def main():
     path, inst, t_first, t_end, truth_path = sys.argv[1:6]
     t_first, t_end = float(t_first), float(t_end)
@@ -191,22 +201,30 @@ def main():
         elif rate > 0.05:
             out.append(f"maybe PCIeAERCorrectableErrorRate instance={inst},bdf={f.bdf},aer_severity=correctable")
 
-    # Saturation: a Root Port's true bytes per direction over the run
-    # against its link's effective capacity.
+    # Saturation: a Root Port's true payload per direction over the run
+    # (what its link carried: `sim_truth ... payload`) against what the
+    # link carries of payload at its MPS, per kind of TLP: 24 bytes of
+    # overhead for a 4DW request, 20 for a completion (docs/metrics.md).
+    # The MPS is the largest on the link: the port's or one below it.
     by_dir = {}
     for line in open(truth_path):
         parts = line.split()
         if len(parts) != 4 or parts[0] == "iio":
             continue
-        port, cls, bps = parts[0], parts[1], float(parts[2])
-        by_dir[(port, cls[:2])] = by_dir.get((port, cls[:2]), 0) + bps
-    for (port, d), bps in sorted(by_dir.items()):
+        port, cls, payload = parts[0], parts[1], float(parts[2])
+        rp = by_bdf.get(port)
+        if rp is None:
+            continue
+        mps = max([rp.mps] + [f.mps for f in fns if below(f, rp)])
+        overhead = 20 if cls.endswith("cpl") else 24
+        by_dir[(port, cls[:2])] = by_dir.get((port, cls[:2]), 0) + payload * (mps + overhead) / mps
+    for (port, d), wire in sorted(by_dir.items()):
         rp = by_bdf.get(port)
         if rp is None or not rp.children:
             continue
         s, w, _, _ = link_of(rp.children[0])
-        cap = lane_bytes(s) * w * rp.mps / (rp.mps + 24)
-        util = bps / cap if cap else 0
+        cap = lane_bytes(s) * w
+        util = wire / cap if cap else 0
         key = f"instance={inst},port={port},direction={d}"
         if util > 0.95:
             out.append(f"PCIeLinkSaturated {key}")

@@ -167,7 +167,7 @@ sort -u "$rw_tmp/got" -o "$rw_tmp/got"
 : >"$rw_tmp/want"
 : >"$rw_tmp/maybe"
 for i in "${!machines[@]}"; do
-	"$TRUTH" "${machines[$i]}" 2 "$elapsed" >"$rw_tmp/truth.$i"
+	"$TRUTH" "${machines[$i]}" 2 "$elapsed" payload >"$rw_tmp/truth.$i"
 	"$PYTHON3" "$top_srcdir/tests/alerts/expected.py" "${machines[$i]}" "${hosts[$i]}" 2 "$elapsed" \
 		"$rw_tmp/truth.$i" >"$rw_tmp/exp.$i"
 	grep -v '^maybe ' "$rw_tmp/exp.$i" >>"$rw_tmp/want"

@@ -5,13 +5,19 @@
  *
  *   sim_truth MACHINE T0 T1
  *   -> "<port BDF> <class> <bytes/s incl. headers> <mean latency s or 0>"
+ *   sim_truth MACHINE T0 T1 payload
+ *   -> "<port BDF> <class> <payload bytes/s carried> <payload bytes/s asked>"
+ *      (a workload asking more than its links carry is slowed down:
+ *      sim_traffic_backpressure), and no IIO lines
  * and on Intel machines, per IIO stack part with a Root Port:
  *   -> "iio <socket id> <box id> <part> <port BDF> <inbound bytes/s> <constant>"
  * where constant is 1 when the part's rate is the same a while later (no
  * phases), so a test may compare it with any interval's value.
  */
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include <math.h>
 
@@ -24,8 +30,10 @@ int main(int argc, char **argv)
         char msg[512] = "";
         double t0, t1;
 
-        if (argc != 4) {
-                fprintf(stderr, "usage: sim_truth MACHINE T0 T1\n");
+        bool payload = argc == 5 && !strcmp(argv[4], "payload");
+
+        if (argc != 4 && !payload) {
+                fprintf(stderr, "usage: sim_truth MACHINE T0 T1 [payload]\n");
                 return 2;
         }
         t0 = atof(argv[2]);
@@ -46,13 +54,19 @@ int main(int argc, char **argv)
                                 struct sim_truth t;
 
                                 sim_truth_port(sim_pmu(sim), dev, cls, t0, t1, &t);
+                                if (payload) {
+                                        printf("%s %s %.6f %.6f\n", bdf, sim_tlp_class_name(cls),
+                                               t.payload_bytes / (t1 - t0),
+                                               t.offered_payload_bytes / (t1 - t0));
+                                        continue;
+                                }
                                 printf("%s %s %.6f %.12f\n", bdf, sim_tlp_class_name(cls),
                                        (t.payload_bytes + t.header_bytes) / (t1 - t0),
                                        t.tlps > 0 ? t.latency_ns / t.tlps / 1e9 : 0.0);
                         }
                 }
         }
-        for (size_t si = 0; si < m->intel.socket_count; si++) {
+        for (size_t si = 0; si < m->intel.socket_count && !payload; si++) {
                 const struct sim_socket *so = &m->intel.sockets[si];
 
                 for (size_t k = 0; k < so->stack_count; k++) {

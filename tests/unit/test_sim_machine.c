@@ -556,10 +556,6 @@ static const struct err_row err_rows[] = {
     {"negative AER rate",
      HEAD RP("0000:00:00.0", ", \"aer\": {\"nonfatal\": {\"CmpltTO\": {\"per_second\": -1}}}") TAIL,
      {"aer.nonfatal.CmpltTO.per_second: ", "out of range"}},
-    {"workload beyond the link",
-     HEAD RP("0000:00:00.0", KIDS(EP("0000:01:00.0", ", \"workload\": {\"dma_write\": "
-                                                     "{\"bytes_per_second\": 1e10}}"))) TAIL,
-     {"children[0].workload: ", "exceed the 16GT/s x4 link"}},
     {"workload on a port",
      HEAD RP("0000:00:00.0", ", \"workload\": {}") TAIL,
      {"root_ports[0].workload: ", "unknown key for a Root Port"}},

@@ -94,7 +94,7 @@ void rw_limiter_init(struct rw_limiter *l, double share, double max_request, dou
         l->rate = 0;
         l->last_time = now;
         l->last_send = now;
-        l->started = true;
+        l->failing = false;
 }
 
 static double cap(const struct rw_limiter *l)
@@ -119,6 +119,10 @@ void rw_limiter_credit(struct rw_limiter *l, uint64_t live, double now)
         l->budget += (double)live * (1 + l->share);
         if (l->budget > cap(l))
                 l->budget = cap(l);
+        /* While the receiver fails, what arrives joins the backlog: no
+         * credit is saved up for the moment it is back. */
+        if (l->failing && l->budget > 0)
+                l->budget = 0;
 }
 
 double rw_limiter_wait(const struct rw_limiter *l, double now)
@@ -144,10 +148,12 @@ void rw_limiter_charge(struct rw_limiter *l, uint32_t samples, double now)
         if (l->budget < -l->debt_max)
                 l->budget = -l->debt_max;
         l->last_send = now;
+        l->failing = false;
 }
 
 void rw_limiter_failed(struct rw_limiter *l)
 {
         if (l->budget > 0)
                 l->budget = 0;
+        l->failing = true;
 }

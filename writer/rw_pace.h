@@ -77,9 +77,9 @@ double rw_phase_next(double after, double period, double offset);
  * each; a request may go while the budget is positive and costs its
  * samples (the budget may go negative: a request is never split). The
  * budget is capped (at two requests, or 20 s of credit at the live rate)
- * and a failed request empties it, so credit that piled up while the
- * receiver was down does not turn into a burst when it is back. share 0:
- * no limit. */
+ * and a failed request empties it and saves up nothing until one goes:
+ * no credit piles up while the receiver is down, to turn into a burst when
+ * it is back. share 0: no limit. */
 struct rw_limiter {
         double share;
         double budget;
@@ -88,7 +88,7 @@ struct rw_limiter {
         double rate;      /* live samples/s, smoothed (for the wait estimate) */
         double last_time; /* of the last credit */
         double last_send; /* of the last charge */
-        bool started;
+        bool failing;     /* since a failed request, until one goes */
 };
 
 /* `max_request`: the most samples one request holds (MaxSamplesPerSend). */

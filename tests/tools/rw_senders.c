@@ -35,6 +35,8 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/resource.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 
 #include "rw_encode.h"
@@ -335,12 +337,16 @@ int main(int argc, char **argv)
         {
                 struct rw_endpoint_stats s;
                 uint64_t pushed;
+                struct rusage ru;
 
                 totals(h, nhosts, &s, &pushed);
-                printf("{\"hosts\": %d, \"series\": %d, \"ticks\": %" PRIu64
-                       ", \"pushed\": %" PRIu64 ", \"sent\": %" PRIu64 ", \"dropped\": %" PRIu64
-                       ", \"retried\": %" PRIu64 ", \"requests\": %" PRIu64 ", \"failed\": %" PRIu64
-                       "}\n",
+                getrusage(RUSAGE_SELF, &ru);
+                printf("{\"cpu_s\": %.1f, ",
+                       (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6 +
+                           (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6);
+                printf("\"hosts\": %d, \"series\": %d, \"ticks\": %" PRIu64 ", \"pushed\": %" PRIu64
+                       ", \"sent\": %" PRIu64 ", \"dropped\": %" PRIu64 ", \"retried\": %" PRIu64
+                       ", \"requests\": %" PRIu64 ", \"failed\": %" PRIu64 "}\n",
                        nhosts, nseries, tick, pushed, s.samples_sent, dropped(&s),
                        s.samples_retried, s.requests, s.requests_failed);
                 fflush(stdout);

@@ -88,7 +88,9 @@ double rw_phase_next(double after, double period, double offset)
 void rw_limiter_init(struct rw_limiter *l, double share, double max_request, double now)
 {
         l->share = share;
-        l->budget = 1; /* the first request goes */
+        /* Two requests at once, while the live rate is learnt (the budget
+         * fills at the smoothed rate, which starts at 0). */
+        l->budget = 2 * max_request;
         l->burst_min = 2 * max_request;
         l->debt_max = max_request;
         l->rate = 0;
@@ -115,8 +117,15 @@ void rw_limiter_credit(struct rw_limiter *l, uint64_t live, double now)
                 l->last_time = now;
         } else {
                 l->rate += (double)live / RATE_TAU_S;
+                dt = 0;
         }
-        l->budget += (double)live * (1 + l->share);
+        /* The credit flows at the smoothed rate, not in steps when samples
+         * arrive: a fleet's hosts read at the same instant, and credit in
+         * steps would release every host's next replay request at that
+         * instant (a lockstep of its own). Flowing, each host's next
+         * request waits for its own debt, from its own (jittered) last
+         * send. */
+        l->budget += (1 + l->share) * l->rate * dt;
         if (l->budget > cap(l))
                 l->budget = cap(l);
         /* While the receiver fails, what arrives joins the backlog: no

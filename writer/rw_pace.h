@@ -73,8 +73,9 @@ double rw_phase_offset(const char *host, double period);
  * survives restarts and lines up across hosts). */
 double rw_phase_next(double after, double period, double offset);
 
-/* The replay limiter: a budget of samples. Live samples credit 1 + share
- * each; a request may go while the budget is positive and costs its
+/* The replay limiter: a budget of samples. It fills at 1 + share times the
+ * live rate (smoothed over 30 s, so that it flows between the instants
+ * samples arrive); a request may go while the budget is positive and costs its
  * samples (the budget may go negative: a request is never split). The
  * budget is capped (at two requests, or 20 s of credit at the live rate)
  * and a failed request empties it and saves up nothing until one goes:
@@ -93,7 +94,7 @@ struct rw_limiter {
 
 /* `max_request`: the most samples one request holds (MaxSamplesPerSend). */
 void rw_limiter_init(struct rw_limiter *l, double share, double max_request, double now);
-/* `live` samples arrived since the last call. */
+/* `live` samples arrived since the last call (the rate and the credit). */
 void rw_limiter_credit(struct rw_limiter *l, uint64_t live, double now);
 /* 0 when a request may go now, else how long to wait before asking again
  * (an estimate from the smoothed live rate, at most 1 s: more live samples

@@ -106,6 +106,8 @@ for (ta, va), (tb, vb) in zip(samp, samp[1:]):
     per_s.append((tb, dv / (tb - ta)))
 st = [r for t, r in per_s if t0 + 30 <= t < down - 5]
 steady_rate = sum(st) / len(st) if st else 0
+steady_peak = max(st, default=0)
+steady_idle = sum(1 for r in st if r < 1) / len(st) if st else 0
 after = [(t, r) for t, r in per_s if t > up]
 peak1 = max((r for t, r in after[:120]), default=0)
 peak10 = max((sum(r for _, r in after[i:i + 10]) / 10 for i in range(max(len(after[:120]) - 9, 1))), default=0)
@@ -131,7 +133,8 @@ for l in open(d + "/export.json"):
 lost = final["pushed"] - stored
 res = dict(mode=mode, hosts=final["hosts"], series_per_host=final["series"], produced=final["pushed"],
            sent=final["sent"], dropped=final["dropped"], stored=stored, lost=lost, series_wrong=wrong,
-           series=nseries, steady_req_s=round(steady_rate, 1), peak_req_s_after=round(peak1, 1),
+           series=nseries, steady_req_s=round(steady_rate, 1), steady_peak_req_s=round(steady_peak),
+           steady_idle_seconds=round(steady_idle, 2), peak_req_s_after=round(peak1, 1),
            peak_10s_mean_req_s_after=round(peak10, 1), outage_attempts_s=round(sum(out_att) / len(out_att), 1) if out_att else 0,
            catch_up_s=round(catch, 1), backlog_peak=int(peak_backlog), requests=final["requests"], failed=final["failed"],
            sender_cpu_s=final.get("cpu_s"))

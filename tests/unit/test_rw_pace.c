@@ -154,6 +154,7 @@ struct sim {
         unsigned per_push;
         /* results */
         unsigned sent_records, requests_in_first_s, max_per_10s_after;
+        double max_latency;  /* the longest a record waited, outside the outage */
         double caught_up_at; /* the first instant the stream was empty after down_to */
         int last_seq;
         bool in_order;
@@ -166,6 +167,7 @@ static void simulate(struct sim *s)
 {
         static int fifo[MAX_REC];
         static unsigned fifo_samples[MAX_REC];
+        static double fifo_at[MAX_REC];
         static double sent_at[MAX_REC];
         size_t head = 0, tail = 0, nsent = 0;
         struct rw_limiter l;
@@ -183,6 +185,7 @@ static void simulate(struct sim *s)
                 bool down = now >= s->down_from && now < s->down_to;
 
                 if (now >= next_push) {
+                        fifo_at[tail] = now;
                         fifo[tail] = seq++;
                         fifo_samples[tail++] = s->per_push;
                         live += s->per_push;
@@ -212,6 +215,8 @@ static void simulate(struct sim *s)
                         s->in_order = false;
                 s->last_seq = fifo[head];
                 s->sent_samples += fifo_samples[head];
+                if (now - fifo_at[head] > s->max_latency)
+                        s->max_latency = now - fifo_at[head];
                 sent_at[nsent++] = now;
                 s->sent_records++;
                 head++;
@@ -243,8 +248,10 @@ static void test_limiter_steady_is_unthrottled(void **state)
 
         (void)state;
         simulate(&s);
-        /* Every record left within one step of arriving (60 pushes, 60 sent). */
+        /* Every record left within one step of arriving (60 pushes, 60
+         * sent), from the first one on. */
         assert_int_equal(s.sent_records, 60);
+        assert_true(s.max_latency < 0.015);
         assert_true(s.in_order);
         assert_true(s.sent_samples == s.pushed_samples);
 }
@@ -309,6 +316,9 @@ static void test_limiter_moves_without_live_data(void **state)
 
         (void)state;
         rw_limiter_init(&l, 1, 2000, 0);
+        /* The two requests a new limiter lets go, and one more. */
+        rw_limiter_charge(&l, 2000, 0);
+        rw_limiter_charge(&l, 2000, 0);
         rw_limiter_charge(&l, 650, 0);
         /* No live samples: a request at least every RW_REPLAY_MAX_WAIT. */
         assert_true(rw_limiter_wait(&l, 1) > 0);

@@ -23,6 +23,7 @@
 #include "rw_encode.h"
 #include "rw_endpoint.h"
 #include "rw_http.h"
+#include "rw_pace.h"
 #include "rw_registry.h"
 #include "rw_series.h"
 
@@ -172,6 +173,17 @@ static int endpoint_option(struct ep_conf *e, oconfig_item_t *c)
                 return get_size(c, &cfg->queue_capacity, 1, 1e8)
                            ? config_fail(c, name, "want an integer 1..100000000")
                            : 0;
+        if (!strcasecmp(c->key, "SendPhase"))
+                return cd_get_bool(c, &cfg->send_phase) ? config_fail(c, name, "want a boolean")
+                                                        : 0;
+        if (!strcasecmp(c->key, "ReplayShare")) {
+                double d;
+
+                if (cd_get_double(c, &d) || !(d >= 0 && d <= RW_REPLAY_SHARE_MAX))
+                        return config_fail(c, name, "want a number from 0 (no limit) to 1000");
+                cfg->replay_share = d;
+                return 0;
+        }
         if (!strcasecmp(c->key, "MinBackoff"))
                 return get_seconds(c, &cfg->min_backoff) ? config_fail(c, name, "want seconds") : 0;
         if (!strcasecmp(c->key, "MaxBackoff"))
@@ -341,8 +353,15 @@ static int rw_init(void)
         for (size_t i = 0; i < g.n; i++) {
                 struct ep_conf *e = &g.eps[i];
                 char err[512] = "";
-                int rc = rw_endpoint_new(&e->cfg, "pciescope-remote-write/" PCIESCOPE_VERSION,
-                                         writer_log, NULL, &e->ep, err, sizeof(err));
+                int rc;
+
+                /* The send phase and the jitter's seed come from the
+                 * host's name (collectd's Hostname), so a restart keeps
+                 * the phase and a fleet spreads. */
+                if (!e->cfg.host && hostname_g)
+                        e->cfg.host = strdup(hostname_g);
+                rc = rw_endpoint_new(&e->cfg, "pciescope-remote-write/" PCIESCOPE_VERSION,
+                                     writer_log, NULL, &e->ep, err, sizeof(err));
 
                 /* One endpoint that cannot start (a credential file gone,
                  * ...) is logged and left out; the others run. */

@@ -21,6 +21,7 @@
 #include <curl/curl.h>
 
 #include "rw_http.h"
+#include "rw_pace.h"
 #include "rw_queue.h"
 #include "secret_file.h"
 
@@ -60,11 +61,16 @@ struct rw_endpoint {
         struct pending held;
         struct rw_sample *batch; /* the sender's batch buffer */
         double backoff;
-        double last_take;      /* mono s: when the queue was last emptied */
-        double spool_retry_at; /* mono s: no spool write or open before */
-        bool spool_failing;    /* the failure was logged; success logs it */
-        bool retry_after_said; /* a Retry-After pause was logged; a success resets it */
-        bool draining;         /* in drain(): the progress callback may call it */
+        struct rw_rng rng;         /* backoff jitter */
+        double phase;              /* s within batch_deadline (SendPhase) */
+        struct rw_limiter limit;   /* ReplayShare */
+        atomic_uint_fast64_t live; /* samples pushed, not yet credited */
+        bool retrying;             /* the pending body failed: retries are not gated */
+        double last_take;          /* mono s: when the queue was last emptied */
+        double spool_retry_at;     /* mono s: no spool write or open before */
+        bool spool_failing;        /* the failure was logged; success logs it */
+        bool retry_after_said;     /* a Retry-After pause was logged; a success resets it */
+        bool draining;             /* in drain(): the progress callback may call it */
         uint64_t spool_errors_unlogged;
         time_t last_spool_log;
         time_t last_body_log;
@@ -117,6 +123,9 @@ void rw_endpoint_cfg_init(struct rw_endpoint_cfg *c)
         c->spool_max_age = 3600;
         c->spool_fsync = true;
         c->metadata = true;
+        c->send_phase = true;
+        c->replay_share = RW_REPLAY_SHARE_DEFAULT;
+        c->backoff_jitter = true;
 }
 
 void rw_endpoint_cfg_free(struct rw_endpoint_cfg *c)
@@ -133,6 +142,7 @@ void rw_endpoint_cfg_free(struct rw_endpoint_cfg *c)
         free(c->client_cert);
         free(c->client_key);
         free(c->spool_dir);
+        free(c->host);
         memset(c, 0, sizeof(*c));
 }
 
@@ -335,6 +345,11 @@ int rw_endpoint_cfg_check(const struct rw_endpoint_cfg *c, char *err, size_t err
                          c->spool_max_bytes);
                 return -EINVAL;
         }
+        if (!(c->replay_share >= 0 && c->replay_share <= RW_REPLAY_SHARE_MAX)) {
+                snprintf(err, errlen, "ReplayShare %g: must be 0 (no limit) to %g", c->replay_share,
+                         RW_REPLAY_SHARE_MAX);
+                return -EINVAL;
+        }
         /* Bounded: the spool keeps it as int64 milliseconds. */
         if (!(c->spool_max_age >= 0 && c->spool_max_age <= 315360000)) {
                 snprintf(err, errlen, "SpoolMaxAge %g: must be in [0, 315360000] seconds",
@@ -519,6 +534,27 @@ int rw_endpoint_new(const struct rw_endpoint_cfg *c, const char *user_agent, rw_
         ep->curl = curl_easy_init();
         ep->backoff = c->min_backoff;
         ep->last_take = mono_now();
+        {
+                struct timespec ts;
+
+                clock_gettime(CLOCK_REALTIME, &ts);
+                rw_rng_seed(
+                    &ep->rng,
+                    c->jitter_seed
+                        ? c->jitter_seed
+                        : rw_seed_mix(c->host ? c->host : c->name, (uint64_t)getpid(),
+                                      (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec));
+        }
+        /* The phase hashes the host and the endpoint's name: two
+         * endpoints of one host need not send at the same instant. */
+        {
+                char key[512];
+
+                snprintf(key, sizeof(key), "%s/%s", c->host ? c->host : "", c->name ? c->name : "");
+                ep->phase = rw_phase_offset(key, c->batch_deadline);
+        }
+        rw_limiter_init(&ep->limit, c->replay_share, (double)c->max_samples_per_send, mono_now());
+        atomic_init(&ep->live, 0);
         if (!ep->user_agent || !ep->q || !ep->enc || !ep->batch || !ep->curl) {
                 snprintf(err, errlen, "out of memory");
                 rc = -ENOMEM;
@@ -582,6 +618,7 @@ int rw_endpoint_push(struct rw_endpoint *ep, struct rw_sample *s)
                 stat_add(ep, &ep->st.dropped[RW_DROP_QUEUE_FULL], 1);
                 return -ENOSPC;
         }
+        atomic_fetch_add_explicit(&ep->live, 1, memory_order_relaxed);
         return 0;
 }
 
@@ -796,6 +833,19 @@ static bool spool_writable(struct rw_endpoint *ep)
         return spool_try_open(ep);
 }
 
+/* When the next batch is due (monotonic s): BatchDeadline after the last
+ * one, or with SendPhase the first instant after it where the wall clock
+ * is at the host's phase within BatchDeadline. */
+static double batch_due(struct rw_endpoint *ep)
+{
+        double off;
+
+        if (!ep->c.send_phase)
+                return ep->last_take + ep->c.batch_deadline;
+        off = (double)wall_ms() / 1000 - mono_now();
+        return rw_phase_next(ep->last_take + off, ep->c.batch_deadline, ep->phase) - off;
+}
+
 /* Moves queued samples to the spool: full batches at once, and the rest
  * once BatchDeadline passed since the queue was last emptied, or all of it
  * with `all`. This is what bounds a crash's loss to the samples of the last
@@ -806,7 +856,7 @@ static bool spool_writable(struct rw_endpoint *ep)
 static bool drain(struct rw_endpoint *ep, bool all)
 {
         double now = mono_now();
-        bool due = all || now - ep->last_take >= ep->c.batch_deadline, ok = true;
+        bool due = all || now >= batch_due(ep), ok = true;
 
         if (ep->draining)
                 return true;
@@ -969,7 +1019,7 @@ static bool next_pending(struct rw_endpoint *ep)
                 return true;
         }
         if (!atomic_load(&ep->stopping) && rw_queue_len(ep->q) < ep->c.max_samples_per_send) {
-                double due = ep->last_take + ep->c.batch_deadline;
+                double due = batch_due(ep);
                 struct timespec dl;
 
                 if (due > mono_now()) {
@@ -1039,6 +1089,35 @@ static void park_leftovers(struct rw_endpoint *ep)
         }
 }
 
+/* Waits `seconds` (a backoff, or the replay limiter), cut short by the
+ * shutdown deadline; meanwhile the queue goes to the spool every
+ * BatchDeadline. */
+static void pause_for(struct rw_endpoint *ep, double seconds)
+{
+        double until = mono_now() + seconds;
+
+        while (mono_now() < until &&
+               !(atomic_load(&ep->stopping) && mono_now() >= ep->stop_deadline)) {
+                double wake = until;
+                size_t want = SIZE_MAX;
+                struct timespec dl;
+
+                /* While the endpoint is down the queue goes to the spool
+                 * every BatchDeadline. */
+                if (ep->c.spool_dir && drain(ep, false)) {
+                        double due = batch_due(ep);
+
+                        want = ep->c.max_samples_per_send;
+                        if (due < wake)
+                                wake = due;
+                }
+                dl = mono_ts(wake);
+                rw_queue_wait(ep->q, want, &dl);
+                if (atomic_load(&ep->stopping))
+                        break;
+        }
+}
+
 static void *sender_main(void *arg)
 {
         struct rw_endpoint *ep = arg;
@@ -1046,6 +1125,8 @@ static void *sender_main(void *arg)
         for (;;) {
                 double timeout = ep->c.timeout, ra, sleep_s;
                 enum rw_verdict v;
+
+                rw_limiter_credit(&ep->limit, atomic_exchange(&ep->live, 0), mono_now());
 
                 if (atomic_load(&ep->stopping)) {
                         double left = ep->stop_deadline - mono_now();
@@ -1056,14 +1137,29 @@ static void *sender_main(void *arg)
                                 break;
                         timeout = left < timeout ? left : timeout;
                 }
+                /* ReplayShare: a new request (not the retry of a failed
+                 * one, not at shutdown) waits while the budget is spent.
+                 * Checked before the next body is taken, so the wait
+                 * holds no spool record and reorders nothing. */
+                if (!ep->p.data && !ep->retrying && !atomic_load(&ep->stopping)) {
+                        double w = rw_limiter_wait(&ep->limit, mono_now());
+
+                        if (w > 0) {
+                                pause_for(ep, w);
+                                continue;
+                        }
+                }
                 if (!ep->p.data && !next_pending(ep))
                         continue;
                 v = send_pending(ep, timeout, &ra);
+                ep->retrying = v == RW_VERDICT_RETRY;
                 if (v != RW_VERDICT_RETRY) {
+                        rw_limiter_charge(&ep->limit, ep->p.samples, mono_now());
                         ep->backoff = ep->c.min_backoff;
                         finish_pending(ep);
                         continue;
                 }
+                rw_limiter_failed(&ep->limit);
                 /* A batch sent from memory (the spool was failing) goes to
                  * disk once it can, if that keeps the order: only into an
                  * empty spool, else it is sent first from memory. */
@@ -1076,33 +1172,19 @@ static void *sender_main(void *arg)
                  * be retried for ever and stall the endpoint. */
                 else if (ep->p.from_spool)
                         pending_clear(ep);
+                /* The backoff is a ceiling: each retry waits a random
+                 * time below it (full jitter), a Retry-After what was
+                 * asked plus up to a tenth, so a fleet that failed at one
+                 * instant does not come back at one instant. */
                 sleep_s = rw_backoff(&ep->backoff, ra, ep->c.min_backoff, ep->c.max_backoff);
+                if (ep->c.backoff_jitter)
+                        sleep_s = ra > 0 ? rw_jitter_retry_after(&ep->rng, sleep_s)
+                                         : rw_jitter_full(&ep->rng, sleep_s);
                 if (atomic_load(&ep->stopping)) {
                         if (mono_now() + sleep_s >= ep->stop_deadline)
                                 break;
                 }
-                {
-                        double until = mono_now() + sleep_s;
-
-                        while (mono_now() < until &&
-                               !(atomic_load(&ep->stopping) && mono_now() >= ep->stop_deadline)) {
-                                double wake = until;
-                                size_t want = SIZE_MAX;
-                                struct timespec dl;
-
-                                /* While the endpoint is down the queue
-                                 * goes to the spool every BatchDeadline. */
-                                if (ep->c.spool_dir && drain(ep, false)) {
-                                        want = ep->c.max_samples_per_send;
-                                        if (ep->last_take + ep->c.batch_deadline < wake)
-                                                wake = ep->last_take + ep->c.batch_deadline;
-                                }
-                                dl = mono_ts(wake);
-                                rw_queue_wait(ep->q, want, &dl);
-                                if (atomic_load(&ep->stopping))
-                                        break;
-                        }
-                }
+                pause_for(ep, sleep_s);
         }
         park_leftovers(ep);
         return NULL;

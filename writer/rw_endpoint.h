@@ -11,7 +11,10 @@
  * and sent from there, oldest first; a record leaves the spool only once
  * the receiver answered, and the queue goes to the spool every
  * batch_deadline even while a request or a backoff blocks the sender, so a
- * crash loses at most the samples of the last batch_deadline (+ 1 s). A
+ * crash loses at most the samples of the last batch_deadline (+ 1 s).
+ * Batches leave at the host's phase within batch_deadline, retries wait a
+ * jittered backoff, and after an outage the backlog goes at a bounded share
+ * of the live rate (rw_pace.h): a fleet does not act as one. A
  * spool that fails is retried every 10 s; meanwhile the endpoint works as
  * without one (a request that must be retried is kept in memory and sent
  * again after a backoff).
@@ -48,6 +51,12 @@ struct rw_endpoint_cfg {
         double spool_max_age; /* s */
         bool spool_fsync;
         bool metadata;
+        /* Fleet behaviour (writer/rw_pace.h). */
+        char *host;          /* the phase and seed key: collectd's Hostname */
+        bool send_phase;     /* SendPhase: batches at the host's phase */
+        double replay_share; /* ReplayShare: backlog at this share of the live rate, 0 = no limit */
+        bool backoff_jitter; /* full jitter (tests and benches turn it off) */
+        uint64_t jitter_seed; /* 0: from host, pid and time */
 };
 
 /* Fills the defaults (documented in docs/remote_write.md). */

@@ -93,11 +93,13 @@ print(len(vals), gaps, dups, bad_dups, ts[-1] if ts else 0)
 	run_n=$n
 }
 
+# ReplayShare 0: the backlog at once (the drills wait seconds, not the
+# length of the outage; remote_write_fleet.sh tests the paced replay).
 conf() {
 	collectd_conf "$rw_tmp/$1.conf" "$rw_tmp/$1.log" "StaleOnShutdown false" \
 		"<Endpoint \"vm\">" "URL \"$2\"" "BatchDeadline $BATCH_DEADLINE" \
 		"MaxSamplesPerSend ${3:-500}" "MinBackoff 0.2" "MaxBackoff 1" "Timeout 5" \
-		"SpoolDir \"$rw_tmp/spool\"" "</Endpoint>"
+		"ReplayShare 0" "SpoolDir \"$rw_tmp/spool\"" "</Endpoint>"
 }
 
 start_vm vm

@@ -193,7 +193,7 @@ static void sleep_until(double deadline)
         }
 }
 
-int cmd_exporter(const struct cli_opts *opts)
+int cmd_exporter(const struct cli_opts *opts, struct engine *unused)
 {
         struct engine_host host = {.log = exporter_log,
                                    .interval = opts->interval,
@@ -213,6 +213,8 @@ int cmd_exporter(const struct cli_opts *opts)
         char addr[256], why[512] = "", *password = NULL;
         int status = CLI_EXIT_ERROR;
         double next;
+
+        (void)unused; /* it opens the machine itself, with its own host */
 
         if (parse_listen(opts->listen ? opts->listen : "127.0.0.1:9943", addr, sizeof(addr),
                          &hc.port)) {

@@ -205,18 +205,35 @@ def header(name, sec, version, desc):
     ]
 
 
-def page_pciescope(secs, version):
+def render_commands(rows):
+    """The command table as a .TP list: the command, then what it does."""
+    head = [c.lower() for c in split_row(rows[0])]
+    out = []
+    for row in rows[2:]:
+        cells = dict(zip(head, split_row(row)))
+        out.append(".TP")
+        out.append(roff_line(inline(cells["command"])))
+        text = cells["what it does"] + "."
+        if cells.get("needs"):
+            text += " Needs " + cells["needs"] + "."
+        out.append(roff_line(inline(text)))
+    return out
+
+
+def page_pciescope(secs, version, commands):
     out = header("pciescope", "1", version,
                  "PCIe topology, link, MPS/MRRS audit, PMU, PTT trace and Intel uncore tool")
     tree = section_tree(secs, "The command line tool")
-    body = blocks(tree[0][2])
-    synopsis = [b for b in body if b[0] == "code"][0][1]
+    table = blocks(commands.splitlines())
+    synopsis = [b for b in table if b[0] == "code"][0][1]
     out.append(".SH SYNOPSIS")
     out.append(".nf")
     out += [roff_line(esc(line)) for line in synopsis]
     out.append(".fi")
     out.append(".SH DESCRIPTION")
     out += render(without_first_code(tree[0][2]))
+    out.append(".SH COMMANDS")
+    out += render_commands([b for b in table if b[0] == "table"][0][1])
     for level, head, lines in tree[1:]:
         out.append(".SH " + esc(head.upper()))
         out += render(lines)
@@ -272,13 +289,16 @@ def page_collectd(secs, version):
 
 
 def main():
-    if len(sys.argv) != 4:
+    if len(sys.argv) not in (4, 5):
         sys.exit(__doc__.strip().splitlines()[-1])
-    page, readme, version = sys.argv[1:]
+    page, readme, version = sys.argv[1:4]
     with open(readme, encoding="utf-8") as f:
         secs = sections(f.read())
     if page == "pciescope.1":
-        out = page_pciescope(secs, version)
+        if len(sys.argv) != 5:
+            sys.exit("gen_man.py: pciescope.1 needs COMMANDS (`pciescope help --markdown`)")
+        with open(sys.argv[4], encoding="utf-8") as f:
+            out = page_pciescope(secs, version, f.read())
     elif page == "collectd-pcie.5":
         out = page_collectd(secs, version)
     else:

@@ -614,7 +614,8 @@ static void command_words(FILE *out, const char *indent, const struct cli_comman
         each_option(c->options, print_word, out);
         if (c->flags & CLI_CMD_MACHINE)
                 each_option(CLI_MACHINE_OPTIONS, print_word, out);
-        fprintf(out, " --help\"");
+        print_word(out, cli_option_find("help"));
+        fputc('"', out);
         if (c->complete)
                 fprintf(out, "\n%s    [[ -z $sub ]] && args=%s", indent, c->complete);
         fprintf(out, " ;;\n");

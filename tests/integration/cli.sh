@@ -209,6 +209,11 @@ check "a word after a command that takes none: exit 3" eval '[ $rc -eq 3 ] && gr
 rc=$?
 check "completion zsh: exit 3 (bash only)" eval '[ $rc -eq 3 ] && grep -q "only bash" "$tmp/err"'
 
+# docs/cli.md's copy of the command list is the table's now.
+check "docs/cli.md's command list is \`pciescope help --markdown\`" \
+	cmp -s <(sed -n '/^<!-- generated: pciescope help --markdown -->$/,/^<!-- end generated -->$/p' "$top_srcdir/docs/cli.md" | sed '1d;$d') \
+	<("$PCIESCOPE" help --markdown)
+
 # ---- bash completion, generated from the table ----
 "$PCIESCOPE" completion bash >"$tmp/completion"
 check "completion bash: a script bash parses" bash -n "$tmp/completion"

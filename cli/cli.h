@@ -94,6 +94,8 @@ int cmd_top_prepare(struct cli_opts *opts, struct engine_host *host);
 int cmd_trace_dump(const struct cli_opts *opts, struct engine *e);
 int cmd_trace_report(const struct cli_opts *opts, struct engine *e);
 int cmd_exporter(const struct cli_opts *opts, struct engine *e);
+/* The plugin's defaults (Detail "default", its TopTalkers): a fleet's. */
+int cmd_exporter_prepare(struct cli_opts *opts, struct engine_host *host);
 /* calibrate --device BDF: the hidden PMU/PTT units (cmd_calibrate.c). */
 int cmd_calibrate(const struct cli_opts *opts, struct engine *e);
 /* snapshot (cmd_snapshot.c): an archive of what reproduces this machine. */

@@ -193,6 +193,21 @@ static void sleep_until(double deadline)
         }
 }
 
+/* A fleet's endpoint: the plugin's defaults (Detail "default", its
+ * TopTalkers), not a terminal's; --detail or --option Detail=... win. */
+int cmd_exporter_prepare(struct cli_opts *opts, struct engine_host *host)
+{
+        struct engine_value v = {.type = ENGINE_VALUE_STRING, .string = "default"};
+        char why[256];
+
+        (void)host;
+        opts->cfg.pmu.top_talkers = opts->plugin_top_talkers;
+        if (opts->detail_given || !engine_config_set(&opts->cfg, "Detail", &v, 1, why, sizeof(why)))
+                return 0;
+        cli_error("--detail default: %s", why);
+        return CLI_EXIT_ERROR;
+}
+
 int cmd_exporter(const struct cli_opts *opts, struct engine *unused)
 {
         struct engine_host host = {.log = exporter_log,

@@ -103,25 +103,12 @@ const struct cli_option cli_options[] = {
     {NULL, 0, 0, CLI_ARG_NONE, NULL, NULL, NULL},
 };
 
-/* A fleet's endpoint: the plugin's defaults (Detail "default", its
- * TopTalkers), not a terminal's; --detail or --option Detail=... win. */
-static int exporter_prepare(struct cli_opts *opts, struct engine_host *host)
-{
-        struct engine_value v = {.type = ENGINE_VALUE_STRING, .string = "default"};
-        char why[256];
-
-        (void)host;
-        opts->cfg.pmu.top_talkers = opts->plugin_top_talkers;
-        if (opts->detail_given || !engine_config_set(&opts->cfg, "Detail", &v, 1, why, sizeof(why)))
-                return 0;
-        cli_error("--detail default: %s", why);
-        return CLI_EXIT_ERROR;
-}
-
 #ifdef CLI_WITH_EXPORTER
-#define EXPORTER_RUN cmd_exporter
+#define EXPORTER_RUN     cmd_exporter
+#define EXPORTER_PREPARE cmd_exporter_prepare
 #else
-#define EXPORTER_RUN NULL
+#define EXPORTER_RUN     NULL
+#define EXPORTER_PREPARE NULL
 #endif
 #ifdef CLI_WITH_SNAPSHOT
 #define SNAPSHOT_RUN cmd_snapshot
@@ -210,7 +197,7 @@ const struct cli_command cli_commands[] = {
                 "calibration",
      .run = EXPORTER_RUN,
      .flags = CLI_CMD_HELPER,
-     .prepare = exporter_prepare},
+     .prepare = EXPORTER_PREPARE},
     {.name = "calibrate",
      .summary = "measure the HiSilicon PMU's and PTT's undocumented units with a known load "
                 "and write them to a calibration file; exit status 0 all consistent, "

@@ -13,7 +13,7 @@ static void write_stdout(void *ctx, const char *text)
         fputs(text, stdout);
 }
 
-/* The README's reference table is the --markdown output. */
+/* docs/configuration.md's reference table is the --markdown output. */
 int cmd_options(const struct cli_opts *opts, struct engine *e)
 {
         size_t count;

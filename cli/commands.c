@@ -186,7 +186,8 @@ const struct cli_command cli_commands[] = {
      .max_args = 2,
      .subs = trace_commands},
     {.name = "options",
-     .summary = "the collectd plugin's options (the table every front end shares)",
+     .summary = "the collectd plugin's options (the table every front end shares), with "
+                "--markdown as in docs/configuration.md",
      .options = "markdown",
      .run = cmd_options},
     {.name = "exporter",
@@ -200,7 +201,8 @@ const struct cli_command cli_commands[] = {
      .prepare = EXPORTER_PREPARE},
     {.name = "calibrate",
      .summary = "measure the HiSilicon PMU's and PTT's undocumented units with a known load "
-                "and write them to a calibration file; exit status 0 all consistent, "
+                "and write them to a calibration file (docs/real-hardware.md); exit status 0 all "
+                "consistent, "
                 "1 some not",
      .args = "--device BDF",
      .options = "device bytes run run-timeout repeat output json option",
@@ -208,7 +210,7 @@ const struct cli_command cli_commands[] = {
      .flags = CLI_CMD_MACHINE | CLI_CMD_ROOT},
     {.name = "snapshot",
      .summary = "what reproduces this machine elsewhere, read-only and without secrets, in "
-                "one tar.gz with a simulator description",
+                "one tar.gz with a simulator description (docs/cli.md: pciescope snapshot)",
      .options = "output description trace device bytes run run-timeout repeat pci-dump "
                 "sysfs-root proc-root policy iio-stack-bus option",
      .run = SNAPSHOT_RUN,

@@ -273,7 +273,7 @@ static int set_trace_direction(struct engine_config *c, const struct engine_opti
         (void)o;
         if (n != 1 || v->type != ENGINE_VALUE_NUMBER || !(v->number >= 0 && v->number <= 3) ||
             v->number != floor(v->number))
-                return refuse(why, len, "must be 0, 1, 2 or 3 (see the README)");
+                return refuse(why, len, "must be 0, 1, 2 or 3 (see docs/configuration.md)");
         c->trace.direction = (int)v->number;
         return 0;
 }
@@ -428,7 +428,8 @@ static const struct engine_option options[] = {
      .set = set_detail,
      .value_text = "`basic`, `default`, `full`",
      .default_text = "`default`",
-     .help = "how many series to publish ([docs/metrics.md](docs/metrics.md#series-budget) has "
+     .help = "how many series to publish "
+             "([docs/metrics.md](metrics.md#series-budget-and-the-detail-option) has "
              "the budget of each level): `basic` what the alert rules and the fleet overview "
              "need; `default` adds per-endpoint bandwidth, TLP length, PTT requesters and "
              "quantiles, AER counters per error type once they have counted, and the MPS policy "
@@ -587,7 +588,7 @@ static const struct engine_option options[] = {
      .help = "a file written by `pciescope calibrate` on this machine: its consistent results set "
              "`FluxUnit`, `LatencyClock`, `TraceClock` and `TraceTimeMode`; any of these options "
              "given explicitly wins, wherever it stands. See "
-             "[docs/real-hardware.md](docs/real-hardware.md)."},
+             "[docs/real-hardware.md](real-hardware.md)."},
     {.name = "LengthMode",
      .kind = ENGINE_OPT_STRING,
      .set = set_length_mode,
@@ -612,7 +613,7 @@ static const struct engine_option options[] = {
      .value_text = "machine name or file",
      .default_text = "unset",
      .help = "run the whole plugin on a SIMULATED machine (see "
-             "[docs/simulator.md](docs/simulator.md)): `kunpeng930-2p`, `kunpeng930-misconfig`, or "
+             "[docs/simulator.md](simulator.md)): `kunpeng930-2p`, `kunpeng930-misconfig`, or "
              "a description file. Logged at startup; every value gets the label "
              "`simulated=\"<machine>\"` and `pcie_simulation_info` is published. Not combinable "
              "with `SysfsRoot`/`ProcRoot`/`PCIDump`."},
@@ -782,7 +783,7 @@ static const struct engine_option options[] = {
      .default_text = "`delta`",
      .help = "how the entries' undocumented Time field counts: ticks since the previous entry (the "
              "kernel doc's example: a large first value, then 2, 2...) or a free-running counter "
-             "(11 bits in 4DW, 32 in 8DW, wraps handled). See [docs/ptt.md](docs/ptt.md)."},
+             "(11 bits in 4DW, 32 in 8DW, wraps handled). See [docs/ptt.md](ptt.md)."},
     {.name = "TraceClock",
      .kind = ENGINE_OPT_WHOLE,
      .min = CALIB_CLOCK_MIN_HZ,

@@ -10,7 +10,7 @@
  * bounds, whole where a whole number is meant), and the setter stores it.
  * The error text says what is wrong; the front end names the key and value
  * in its own spelling ("option TraceClock 0: ..." or "--clock-hz 0: ...").
- * The README's configuration reference is generated from the same table
+ * docs/configuration.md's configuration reference is generated from the same table
  * (`pciescope options --markdown`), and a test keeps the two equal.
  */
 #ifndef PCIESCOPE_ENGINE_CONFIG_H
@@ -125,7 +125,7 @@ struct engine_option {
         const char *help;
 };
 
-/* The table, in the order of the README's reference. */
+/* The table, in the order of docs/configuration.md's reference. */
 const struct engine_option *engine_options(size_t *count);
 /* The option called @name (case-insensitive, as collectd keys), or NULL. */
 const struct engine_option *engine_option_find(const char *name);
@@ -153,7 +153,7 @@ int engine_config_set_boolean(struct engine_config *c, const char *key, bool val
  */
 int engine_config_check(const struct engine_config *c, char *why, size_t whylen);
 
-/* The option table as the README's Markdown table (header included). */
+/* The option table as docs/configuration.md's Markdown table (header included). */
 void engine_options_markdown(void (*write)(void *ctx, const char *text), void *ctx);
 
 #endif /* PCIESCOPE_ENGINE_CONFIG_H */

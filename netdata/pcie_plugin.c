@@ -116,7 +116,7 @@ static int perf_paranoid(void)
 
 /*
  * On a live machine without the capabilities Netdata's convention gives the
- * plugin (README, "The Netdata plugin"): one line that says what is missing and what
+ * plugin (docs/netdata.md, "Permissions"): one line that says what is missing and what
  * it costs. When perf is closed to it altogether (no CAP_PERFMON nor
  * CAP_SYS_ADMIN, perf_event_paranoid above 0: system-wide PMU events are
  * refused) the PMU and trace sources are turned off through the option
@@ -160,7 +160,7 @@ static void degrade_without_capabilities(struct engine_config *cfg)
         fprintf(stderr,
                 PLUGIN ": WARNING: running as uid %u without %s%s; to get them install the "
                        "plugin root:netdata 0750 with setcap and the netdata.service drop-in "
-                       "(README, \"The Netdata plugin\")\n",
+                       "(docs/netdata.md, \"Permissions\")\n",
                 (unsigned int)geteuid(), missing, off);
 }
 

@@ -154,8 +154,8 @@ static int om_config(oconfig_item_t *ci)
                 else if (!strcasecmp(c->key, "BasicAuthPasswordFile"))
                         rc = read_secret_file(c, &g.password);
                 else
-                        rc = config_fail(c, "unknown option (see the README's openmetrics "
-                                            "section)");
+                        rc = config_fail(c, "unknown option (see docs/exporter.md, "
+                                            "openmetrics configuration reference)");
                 if (rc)
                         return -1;
         }

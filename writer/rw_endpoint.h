@@ -50,7 +50,7 @@ struct rw_endpoint_cfg {
         bool metadata;
 };
 
-/* Fills the defaults (documented in README.md). */
+/* Fills the defaults (documented in docs/remote_write.md). */
 void rw_endpoint_cfg_init(struct rw_endpoint_cfg *c);
 void rw_endpoint_cfg_free(struct rw_endpoint_cfg *c);
 /* Checks a configuration without side effects: URL syntax and scheme,

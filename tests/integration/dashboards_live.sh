@@ -42,7 +42,7 @@ conf() {
 }
 
 # The Sapphire Rapids host maps its socket-0 IIO stacks to their Root Ports
-# as README's "Intel IIO stack mapping" tells a user to (IIOStackBus), so
+# as docs/configuration.md's "Intel IIO stack mapping" tells a user to (IIOStackBus), so
 # that the utilisation panels have mapped stacks to show.
 conf kunpeng930-2p kp-2p-01
 conf kunpeng930-misconfig kp-misconfig-01

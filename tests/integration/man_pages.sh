@@ -1,6 +1,6 @@
 #!/bin/bash
-# man_pages.sh - pciescope(1) and collectd-pcie(5), generated from README.md
-# by packaging/gen_man.py, document every option the code accepts (and no
+# man_pages.sh - pciescope(1) and collectd-pcie(5), generated from the docs/
+# pages by packaging/gen_man.py, document every option the code accepts (and no
 # option it does not), and render without groff warnings; pciescope(1)'s
 # SYNOPSIS and COMMANDS are the command table's (`pciescope help --markdown`).
 . "$(dirname "$0")/lib.sh"
@@ -36,13 +36,13 @@ doc1=$(documented "$man1" | sort -u)
 doc5=$(documented "$man5" | sort -u)
 IFS=$'\n'
 for o in $cli_opts; do
-	grep -qx -- "$o" <<<"$doc1" && ok "pciescope(1) documents $o" || not_ok "pciescope(1) documents $o (add it to README.md's CLI option table)"
+	grep -qx -- "$o" <<<"$doc1" && ok "pciescope(1) documents $o" || not_ok "pciescope(1) documents $o (add it to docs/cli.md's option table)"
 done
 for o in $(grep -- '^--' <<<"$doc1"); do
 	grep -qx -- "$o" <<<"$cli_opts" && ok "pciescope(1): $o is an option of the CLI" || not_ok "pciescope(1): $o is documented but the CLI has no such option"
 done
 for k in $conf_keys; do
-	grep -qix -- "$k" <<<"$doc5" && ok "collectd-pcie(5) documents $k" || not_ok "collectd-pcie(5) documents $k (add it to a README.md configuration table)"
+	grep -qix -- "$k" <<<"$doc5" && ok "collectd-pcie(5) documents $k" || not_ok "collectd-pcie(5) documents $k (add it to a configuration table of docs/)"
 done
 for k in $doc5; do
 	grep -qix -- "$k" <<<"$conf_keys" && ok "collectd-pcie(5): $k is a key the plugins accept" || not_ok "collectd-pcie(5): $k is documented but no plugin accepts it"
@@ -61,12 +61,14 @@ for c in $commands; do
 		not_ok "pciescope(1) SYNOPSIS has a usage line of $c"
 done
 
-# The pages are what the README and the command table render to today (a
+# The pages are what the docs and the command table render to today (a
 # stale page fails).
+d="$top_srcdir/docs"
 for p in pciescope.1 collectd-pcie.5; do
-	check "$p is README.md rendered now" cmp -s <("$PYTHON3" "$top_srcdir/packaging/gen_man.py" "$p" "$top_srcdir/README.md" \
+	check "$p is docs/ rendered now" cmp -s <("$PYTHON3" "$top_srcdir/packaging/gen_man.py" "$p" \
 		"$(sed -n 's/^\.TH [^ ]* [0-9] "[^"]*" "pciescope \([^"]*\)".*/\1/p' "$top_builddir/packaging/man/$p")" \
-		<("$PCIESCOPE" help --markdown)) \
+		--commands <("$PCIESCOPE" help --markdown) \
+		"$d/cli.md" "$d/configuration.md" "$d/remote_write.md" "$d/exporter.md") \
 		"$top_builddir/packaging/man/$p"
 done
 if command -v man >/dev/null; then

@@ -1,5 +1,5 @@
 #!/bin/bash
-# options.sh - one option table for every front end: the README's
+# options.sh - one option table for every front end: docs/configuration.md's
 # configuration reference is exactly what `pciescope options --markdown`
 # prints from the engine's table, and every option the table knows is
 # accepted by the plugin's parser (a real collectd reads pcie.conf.example
@@ -15,17 +15,17 @@ check() { local d=$1; shift; n=$((n + 1)); if "$@"; then echo "ok $n - $d"; else
 
 "$P" options --markdown >"$tmp/generated" 2>"$tmp/err"
 check "pciescope options --markdown runs ($(head -c 200 "$tmp/err"))" [ -s "$tmp/generated" ]
-# The README block: from the table header under "### Configuration reference"
+# The page's block: from the table header under "## Configuration reference"
 # to the first line that is not a table row.
-awk '/^### Configuration reference/ { on = 1; next }
+awk '/^## Configuration reference/ { on = 1; next }
      on && /^\| option \| argument/ { t = 1 }
      t && !/^\|/ { exit }
-     t { print }' "$top/README.md" >"$tmp/readme"
-check "the README has the reference table ($(wc -l <"$tmp/readme") lines)" [ -s "$tmp/readme" ]
+     t { print }' "$top/docs/configuration.md" >"$tmp/readme"
+check "docs/configuration.md has the reference table ($(wc -l <"$tmp/readme") lines)" [ -s "$tmp/readme" ]
 if cmp -s "$tmp/generated" "$tmp/readme"; then
-	check "README's configuration reference == the engine's option table" true
+	check "docs/configuration.md's configuration reference == the engine's option table" true
 else
-	check "README's configuration reference == the engine's option table (regenerate: pciescope options --markdown)" false
+	check "docs/configuration.md's configuration reference == the engine's option table (regenerate: pciescope options --markdown)" false
 	diff "$tmp/readme" "$tmp/generated" | head -20 | sed 's/^/# /'
 fi
 rows=$(grep -c '^| `' "$tmp/generated")

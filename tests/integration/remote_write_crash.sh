@@ -3,7 +3,7 @@
 # a real receiver (VictoriaMetrics, which keeps duplicates, so a resend
 # shows): collectd is killed with SIGKILL (1) during an outage and (2) in the
 # middle of a slow replay, then started again on the same spool. Expected
-# (README, "What a crash can cost"): of the killed run, every sample read
+# (docs/remote_write.md, "What a crash can cost"): of the killed run, every sample read
 # more than BatchDeadline + 1 s before the kill arrives, the sequence has no
 # gap, and a sample that arrived twice is an exact resend (same timestamp,
 # same value); the next run loses nothing.

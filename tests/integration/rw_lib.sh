@@ -140,7 +140,7 @@ PluginDir "$rw_tmp/plugins"
 TypesDB "/usr/share/collectd/types.db"
 Interval 1
 # One write thread: collectd's five may hand two value lists of a series
-# to remote_write out of order on a busy machine (README, remote_write).
+# to remote_write out of order on a busy machine (docs/remote_write.md).
 WriteThreads 1
 LoadPlugin logfile
 <Plugin logfile>

@@ -452,8 +452,8 @@ keys "sort: rx " r
 check "$m: r sorts the IIO parts by rx" screen "$tmp/screen.txt" sorted "RX B/s"
 T send-keys -t top q
 wait_for "top exited with status" 10
-# Stack 2 of socket 0 serves the Root Port of bus 0x15 (README, "Intel IIO
-# stack mapping"): mapped, its rates are on the port's row.
+# Stack 2 of socket 0 serves the Root Port of bus 0x15 (docs/configuration.md,
+# "Intel IIO stack mapping"): mapped, its rates are on the port's row.
 bus_port=$("$PYTHON3" -c 'import json,sys; print(next(f["bdf"] for f in json.load(open(sys.argv[1])) if f.get("port_type")=="root_port" and f["bdf"].startswith("0000:15:")))' "$tmp/topo.json")
 PCIESCOPE_VIRTUAL_CLOCK=1 "$PCIESCOPE" iio --json --count 2 --simulate $m \
 	--iio-stack-bus uncore_iio_free_running_2,0,0000:15 >"$tmp/iio.json" 2>/dev/null

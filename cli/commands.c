@@ -205,7 +205,7 @@ const struct cli_command cli_commands[] = {
                 "consistent, "
                 "1 some not",
      .args = "--device BDF",
-     .options = "device bytes run run-timeout repeat output json option",
+     .options = "device bytes run run-timeout repeat output json",
      .run = cmd_calibrate,
      .flags = CLI_CMD_MACHINE | CLI_CMD_ROOT},
     {.name = "snapshot",

@@ -214,6 +214,51 @@ check "docs/cli.md's command list is \`pciescope help --markdown\`" \
 	cmp -s <(sed -n '/^<!-- generated: pciescope help --markdown -->$/,/^<!-- end generated -->$/p' "$top_srcdir/docs/cli.md" | sed '1d;$d') \
 	<("$PCIESCOPE" help --markdown)
 
+# docs/cli.md's option table says which commands take each option: the
+# same commands whose --help lists it ("trace" is both sub-commands; the
+# machine options, "all but trace" and "with --simulate", are left out).
+for c in topology audit pmu uncore iio top "trace dump" "trace report" options exporter calibrate snapshot help completion; do
+	"$PCIESCOPE" $c --help | sed -n '/^Options:/,/^$/s/^  \(-., \)\{0,1\}\(--[a-z-]*\).*/\2/p' | sed "s/^/$c\t/"
+done >"$tmp/takes"
+"$PYTHON3" - "$top_srcdir/docs/cli.md" "$tmp/takes" >"$tmp/takes-check" <<'PY'
+import re, sys
+takes = {}
+for line in open(sys.argv[2]):
+    cmd, opt = line.rstrip("\n").split("\t")
+    takes.setdefault(opt, set()).add(cmd)
+rows, on = 0, False
+for line in open(sys.argv[1]):
+    if line.startswith("## "):
+        on = line.strip() == "## Options"
+    if not on or not line.startswith("| `-"):
+        continue
+    cells = [c.strip() for c in line.strip().strip("|").split("|")]
+    opts = re.findall(r"`(--[a-z-]+)`", cells[0])
+    where = cells[2]
+    m = re.search(r"\(([a-z ,]+)\)$", where)
+    if m:
+        where = m.group(1)
+    if not re.fullmatch(r"[a-z ,]+", where) or where.startswith(("all ", "with ")) or \
+            opts[0] in ("--help", "--version"):
+        continue
+    want = set()
+    for w in (x.strip() for x in where.split(",")):
+        want |= {"trace dump", "trace report"} if w == "trace" else {w}
+    for o in opts:
+        rows += 1
+        got = takes.get(o, set())
+        print("%s %s: docs/cli.md says %s; the table %s" % ("ok" if got == want else "not_ok", o,
+              ", ".join(sorted(want)), ", ".join(sorted(got))))
+print("rows", rows)
+PY
+while read -r verdict text; do
+	case $verdict in
+	ok) ok "docs/cli.md's Options: $text" ;;
+	not_ok) not_ok "docs/cli.md's Options: $text" ;;
+	rows) check "docs/cli.md's Options: compared $text options" [ "$text" -ge 30 ] ;;
+	esac
+done <"$tmp/takes-check"
+
 # ---- bash completion, generated from the table ----
 "$PCIESCOPE" completion bash >"$tmp/completion"
 check "completion bash: a script bash parses" bash -n "$tmp/completion"

@@ -193,7 +193,22 @@ static void sleep_until(double deadline)
         }
 }
 
-int cmd_exporter(const struct cli_opts *opts)
+/* A fleet's endpoint: the plugin's defaults (Detail "default", its
+ * TopTalkers), not a terminal's; --detail or --option Detail=... win. */
+int cmd_exporter_prepare(struct cli_opts *opts, struct engine_host *host)
+{
+        struct engine_value v = {.type = ENGINE_VALUE_STRING, .string = "default"};
+        char why[256];
+
+        (void)host;
+        opts->cfg.pmu.top_talkers = opts->plugin_top_talkers;
+        if (opts->detail_given || !engine_config_set(&opts->cfg, "Detail", &v, 1, why, sizeof(why)))
+                return 0;
+        cli_error("--detail default: %s", why);
+        return CLI_EXIT_ERROR;
+}
+
+int cmd_exporter(const struct cli_opts *opts, struct engine *unused)
 {
         struct engine_host host = {.log = exporter_log,
                                    .interval = opts->interval,
@@ -213,6 +228,8 @@ int cmd_exporter(const struct cli_opts *opts)
         char addr[256], why[512] = "", *password = NULL;
         int status = CLI_EXIT_ERROR;
         double next;
+
+        (void)unused; /* it opens the machine itself, with its own host */
 
         if (parse_listen(opts->listen ? opts->listen : "127.0.0.1:9943", addr, sizeof(addr),
                          &hc.port)) {

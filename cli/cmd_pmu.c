@@ -8,102 +8,13 @@
  * the samples each core publishes.
  */
 #define _GNU_SOURCE
-#include <errno.h>
 #include <json-c/json.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "cli.h"
 #include "pci_addr.h"
 #include "sample.h"
-
-/* PCIESCOPE_VIRTUAL_CLOCK (tests): time moves only when a command waits. */
-static bool virtual_clock;
-static double virtual_now;
-
-double cli_virtual_clock(void *ctx)
-{
-        (void)ctx;
-        return virtual_now;
-}
-
-void cli_use_virtual_clock(void)
-{
-        virtual_clock = true;
-}
-
-double cli_now(void)
-{
-        struct timespec ts;
-
-        if (virtual_clock)
-                return virtual_now;
-
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-void cli_sleep_until(double deadline)
-{
-        double left = deadline - cli_now();
-
-        if (virtual_clock) {
-                if (left > 0)
-                        virtual_now = deadline;
-                return;
-        }
-        if (left > 0) {
-                struct timespec ts = {.tv_sec = (time_t)left,
-                                      .tv_nsec = (long)((left - (double)(time_t)left) * 1e9)};
-
-                while (nanosleep(&ts, &ts) && errno == EINTR)
-                        ;
-        }
-}
-
-const char *cli_label(const struct pcie_sample *s, const char *name)
-{
-        return pcie_sample_label(s, name);
-}
-
-struct round_ctx {
-        void (*round)(void *, unsigned int, const struct engine_unit *, const struct sample_set *);
-        void *ctx;
-        unsigned int n;
-};
-
-/* The engine's own samples (unit NULL: the simulation's info) are said on
- * stderr by the CLI already. */
-static void cli_round_sink(void *ctx, const struct engine_unit *unit, const struct sample_set *set)
-{
-        struct round_ctx *r = ctx;
-
-        if (unit)
-                r->round(r->ctx, r->n, unit, set);
-}
-
-void cli_count(const struct cli_opts *opts, struct engine *e,
-               void (*round)(void *ctx, unsigned int n, const struct engine_unit *unit,
-                             const struct sample_set *set),
-               void *ctx)
-{
-        struct round_ctx r = {round, ctx, 0};
-        double start = cli_now();
-
-        for (r.n = 1; r.n <= opts->count; r.n++) {
-                double due;
-
-                cli_sleep_until(start + r.n * opts->interval);
-                while ((due = engine_next_due(e)) <= cli_now())
-                        engine_advance(e, cli_now());
-                if (!opts->json)
-                        printf("--- interval %u of %u (%.1f s)\n", r.n, opts->count,
-                               opts->interval);
-                engine_read(e, cli_round_sink, &r);
-        }
-}
 
 /* The sample of @metric for @port with label @key = @value, or NULL. */
 static const struct pcie_sample *find(const struct sample_set *set, const char *metric,
@@ -120,16 +31,6 @@ static const struct pcie_sample *find(const struct sample_set *set, const char *
                 return s;
         }
         return NULL;
-}
-
-void cli_print_rate(double bytes)
-{
-        if (bytes >= 1e9)
-                printf("%8.2f GB/s", bytes / 1e9);
-        else if (bytes >= 1e6)
-                printf("%8.2f MB/s", bytes / 1e6);
-        else
-                printf("%8.2f kB/s", bytes / 1e3);
 }
 
 static void print_direction(const struct sample_set *set, const char *port, const char *dir)
@@ -236,22 +137,6 @@ static void print_table(const struct engine_unit *unit, const struct sample_set 
                 cli_print_rate(s->gauge);
                 printf("\n");
         }
-}
-
-json_object *cli_sample_json(const struct pcie_sample *s)
-{
-        json_object *o = json_object_new_object(), *labels = json_object_new_object();
-
-        json_object_object_add(o, "metric", json_object_new_string(s->metric));
-        for (size_t i = 0; i < s->label_count; i++)
-                json_object_object_add(labels, s->labels[i].name,
-                                       json_object_new_string(s->labels[i].value));
-        json_object_object_add(o, "labels", labels);
-        if (s->kind == PCIE_METRIC_COUNTER)
-                json_object_object_add(o, "value", json_object_new_uint64(s->counter));
-        else
-                json_object_object_add(o, "value", json_object_new_double(s->gauge));
-        return o;
 }
 
 struct pmu_print {

@@ -34,7 +34,7 @@
 static char top_log_lines[TOP_LOG_LINES][256];
 static size_t top_log_count;
 
-void cmd_top_log(void *ctx, enum hw_log_level level, const char *msg)
+static void top_log(void *ctx, enum hw_log_level level, const char *msg)
 {
         (void)ctx;
         if (level > HW_LOG_WARNING)
@@ -44,26 +44,19 @@ void cmd_top_log(void *ctx, enum hw_log_level level, const char *msg)
         top_log_count++;
 }
 
+int cmd_top_prepare(struct cli_opts *opts, struct engine_host *host)
+{
+        host->log = top_log;
+        opts->cfg.pmu.top_talkers = 1000;
+        return 0;
+}
+
 static void top_log_flush(void)
 {
         size_t first = top_log_count > TOP_LOG_LINES ? top_log_count - TOP_LOG_LINES : 0;
 
         for (size_t i = first; i < top_log_count; i++)
                 fprintf(stderr, "pciescope: %s\n", top_log_lines[i % TOP_LOG_LINES]);
-}
-
-int cmd_top_check_terminal(void)
-{
-        if (!isatty(STDOUT_FILENO)) {
-                cli_error("top: stdout is not a terminal; use `pciescope pmu`, `pciescope iio` "
-                          "or `pciescope topology` for text");
-                return -1;
-        }
-        if (!isatty(STDIN_FILENO)) {
-                cli_error("top: stdin is not a terminal: top reads its keys from it");
-                return -1;
-        }
-        return 0;
 }
 
 /* ---- state of the view ---- */
@@ -528,7 +521,7 @@ static void top_sink(void *ctx, const struct engine_unit *unit, const struct sam
         /* The engine's own samples (the simulation's info) are in the
          * header already. */
         if (unit && top_model_update(v->model, engine_unit_name(unit), set))
-                cmd_top_log(NULL, HW_LOG_WARNING, "out of memory: a unit's interval is not shown");
+                top_log(NULL, HW_LOG_WARNING, "out of memory: a unit's interval is not shown");
 }
 
 static void refresh_data(struct view *v)
@@ -539,7 +532,7 @@ static void refresh_data(struct view *v)
                 engine_advance(v->e, now);
         engine_read(v->e, top_sink, v);
         if (top_model_build(v->model))
-                cmd_top_log(NULL, HW_LOG_WARNING, "out of memory: the rows were not rebuilt");
+                top_log(NULL, HW_LOG_WARNING, "out of memory: the rows were not rebuilt");
         v->refreshes++;
 }
 
@@ -652,8 +645,6 @@ int cmd_top(const struct cli_opts *opts, struct engine *e)
         SCREEN *screen;
         int err;
 
-        if (cmd_top_check_terminal())
-                return CLI_EXIT_ERROR;
         v.pmu_units =
             engine_unit_count(e, ENGINE_SOURCE_HISI_PCIE | ENGINE_SOURCE_INTEL_IIO, &v.pmu_started);
         v.model = top_model_new();

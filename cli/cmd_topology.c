@@ -226,8 +226,9 @@ static void print_json(const struct pcie_topo *topo)
         fputs("]\n", stdout);
 }
 
-int cmd_topology(const struct cli_opts *opts, struct hw_env *env)
+int cmd_topology(const struct cli_opts *opts, struct engine *e)
 {
+        struct hw_env *env = engine_env(e);
         struct pcie_topo_opts topo_opts = {.names = opts->names,
                                            .read_sysfs = env->sysfs_root != NULL};
         struct pcie_topo *topo;

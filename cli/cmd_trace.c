@@ -679,14 +679,15 @@ out:
         return status;
 }
 
-int cmd_trace(const struct cli_opts *opts, int argc, char **argv)
+/* The dispatcher chose the sub-command and checked that FILE is there. */
+int cmd_trace_dump(const struct cli_opts *opts, struct engine *e)
 {
-        if (argc != 2 || (strcmp(argv[0], "dump") && strcmp(argv[0], "report"))) {
-                cli_error("usage: pciescope trace dump|report [--raw] [--json] [--time-mode "
-                          "delta|absolute] [--clock-hz HZ] [--top N] FILE");
-                return CLI_EXIT_ERROR;
-        }
-        if (!strcmp(argv[0], "dump"))
-                return trace_dump(opts, argv[1]);
-        return trace_report(opts, argv[1]);
+        (void)e;
+        return trace_dump(opts, opts->args[0]);
+}
+
+int cmd_trace_report(const struct cli_opts *opts, struct engine *e)
+{
+        (void)e;
+        return trace_report(opts, opts->args[0]);
 }

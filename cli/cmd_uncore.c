@@ -158,8 +158,9 @@ static json_object *source_json(const struct uncore_inventory *inv, const struct
         return o;
 }
 
-int cmd_uncore(const struct cli_opts *opts, struct hw_env *env)
+int cmd_uncore(const struct cli_opts *opts, struct engine *e)
 {
+        struct hw_env *env = engine_env(e);
         struct uncore_inventory *inv = NULL;
         int err = uncore_discover(env, &inv);
 

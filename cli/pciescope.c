@@ -1,59 +1,27 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * pciescope.c - the command line tool: option parsing, and the engine that
- * opens the machine (live, an lspci dump plus an optional sysfs/procfs
- * tree, or a simulation) for every command but trace.
+ * pciescope.c - the command line tool: option parsing (getopt_long's
+ * table is built from the command table's options, commands.c), then
+ * dispatch through the command table: a command's --help, its words, the
+ * machine it runs on (live, an lspci dump plus an optional sysfs/procfs
+ * tree, or a simulation) for the commands that read one, or the helper
+ * program it runs in.
  */
 #include "pciescope_config.h"
 
 #include <errno.h>
 #include <getopt.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 #include <limits.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "calibration.h"
 #include "cli.h"
+#include "commands.h"
 #include "perf_data.h"
-#include "pci_source.h"
-#include "pcie_topo.h"
-
-/* Long options without a short letter. */
-enum {
-        OPT_MAX_CONNECTIONS = 1001,
-        OPT_MAX_CONNECTIONS_PER_CLIENT,
-        OPT_TIMEOUT,
-        OPT_RUN_TIMEOUT,
-};
-
-void cli_error(const char *fmt, ...)
-{
-        va_list ap;
-
-        fputs("pciescope: ", stderr);
-        va_start(ap, fmt);
-        vfprintf(stderr, fmt, ap);
-        va_end(ap);
-        fputc('\n', stderr);
-}
-
-int cli_scan(const struct cli_opts *opts, struct hw_env *env,
-             const struct pcie_topo_opts *topo_opts, struct pcie_topo **out)
-{
-        int err = pcie_topo_scan(env, topo_opts, out);
-
-        if (!err)
-                return 0;
-        cli_error("cannot read the PCI devices from %s: %s%s%s",
-                  opts->cfg.pci_dump ? opts->cfg.pci_dump : "this machine", strerror(-err),
-                  *pci_source_error(env->pci) ? ": " : "", pci_source_error(env->pci));
-        return -1;
-}
 
 static void cli_log(void *ctx, enum hw_log_level level, const char *msg)
 {
@@ -99,115 +67,6 @@ static int take_size(const char *name, const char *arg, uint64_t *out)
         cli_error("%s %s: bytes, 1 or more, with an optional K, M, G or T (binary units)", name,
                   arg);
         return 1;
-}
-
-static void usage(FILE *out)
-{
-        fprintf(out, "Usage: pciescope COMMAND [OPTIONS]\n"
-                     "\n"
-                     "Commands:\n"
-                     "  topology    the PCI(e) tree with link speed and width on every link\n"
-                     "  audit       MPS/MRRS audit against the kernel's five policies;\n"
-                     "              exit status 0 ok, 1 warnings, 2 critical findings\n"
-                     "  pmu         count with the HiSilicon PCIe PMUs: per-port bandwidth,\n"
-                     "              utilisation and latency for a few intervals\n"
-                     "  uncore      Intel uncore PMON discovery: every PMON unit the table\n"
-                     "              behind DVSEC 0x23 (id 1) lists; read only, needs root\n"
-                     "  iio         count with the Intel IIO free-running PMUs: PCIe bandwidth\n"
-                     "              per IIO stack and part for a few intervals\n"
-                     "  top         a live full-screen view: one row per Root Port with\n"
-                     "              utilisation, bandwidth by TLP type, latency, link flags\n"
-                     "              and AER errors per interval (needs a terminal)\n"
-                     "  trace dump FILE    every dword of a hisi_ptt recording (perf.data in\n"
-                     "              file or pipe mode, or --raw AUX bytes) at the offsets\n"
-                     "              `perf report -D` prints, with labels and decoded TLPs\n"
-                     "  trace report FILE  TLP mix, payload sizes, top requesters and\n"
-                     "              request->completion latency of a recording\n"
-                     "  options     the collectd plugin's options (the table every front end\n"
-                     "              shares), with --markdown as in docs/configuration.md\n"
-                     "  exporter    serve /metrics for Prometheus (text or OpenMetrics) until\n"
-                     "              SIGINT/SIGTERM: the collectd plugin's values, names and\n"
-                     "              labels, without collectd\n"
-                     "  calibrate   measure the HiSilicon PMU's and PTT's undocumented units\n"
-                     "              with a known load through --device, and write them to a\n"
-                     "              calibration file (docs/real-hardware.md); exit status 0\n"
-                     "              all consistent, 1 some not\n"
-                     "  snapshot    what reproduces this machine elsewhere, read-only and\n"
-                     "              without secrets, in one tar.gz with a simulator\n"
-                     "              description (docs/cli.md: pciescope snapshot)\n"
-                     "\n"
-                     "Options:\n"
-                     "  --json              machine-readable output (see docs/topology-json.md)\n"
-                     "  --pci-dump FILE     read an `lspci -xxxx` dump instead of this machine\n"
-                     "  --sysfs-root DIR    sysfs root for NUMA nodes and AER counters\n"
-                     "                      (default /sys live; none with --pci-dump)\n"
-                     "  --proc-root DIR     procfs root for the kernel command line\n"
-                     "                      (default /proc live; none with --pci-dump)\n"
-                     "  --policy NAME       audit as if this MPS policy were in force:\n"
-                     "                      tune_off, default, safe, performance, peer2peer\n"
-                     "                      (default: from the kernel command line)\n"
-                     "  --no-names          do not look up vendor/device names in pci.ids\n"
-                     "  --simulate MACHINE  run on a SIMULATED machine (kunpeng930-2p, spr-2s,\n"
-                     "                      kunpeng930-misconfig, or a description file)\n"
-                     "  --kernel VERSION    simulated kernel: 5.17, 6.2, 6.9, 6.12, 6.15\n"
-                     "  --machine-dir DIR   where named machines live\n"
-                     "  --interval SECONDS  pmu, iio, top: length of an interval (default 1)\n"
-                     "  --count N           pmu, iio: intervals to print (default 3)\n"
-                     "  --detail LEVEL      pmu, iio, top, exporter: basic, default (the\n"
-                     "                      plugin's) or full (default full; exporter: default)\n"
-                     "  --iio-stack-bus PMU,SOCKET,BUS\n"
-                     "                      iio: the root bus of an IIO stack the kernel does\n"
-                     "                      not map (e.g. uncore_iio_free_running_2,0,0000:15)\n"
-                     "  --no-scale-fix      iio: keep a pre-6.15 kernel's 4-byte scale on CPUs\n"
-                     "                      that count 32 bytes\n"
-                     "  --raw               trace: FILE holds raw PTT AUX bytes, not a perf.data\n"
-                     "  --time-mode MODE    trace: the Time field is a delta from the previous\n"
-                     "                      entry (delta, default) or a counter (absolute)\n"
-                     "  --clock-hz HZ       trace: ticks per second of the Time field, to report\n"
-                     "                      latencies in ns (default: unknown, report ticks)\n"
-                     "  --top N             trace: requesters listed by name, the rest as\n"
-                     "                      \"other\" (default 16)\n"
-                     "  --max-size BYTES    trace: read at most this much from a pipe,\n"
-                     "                      device or stdin (K, M, G, T suffixes; default 4G)\n"
-                     "  --listen ADDR:PORT  exporter: where to serve (default 127.0.0.1:9943,\n"
-                     "                      loopback only; :9943 for every address,\n"
-                     "                      [::1]:9943 for IPv6)\n"
-                     "  --tls-cert FILE, --tls-key FILE\n"
-                     "                      exporter: serve HTTPS with this PEM certificate\n"
-                     "                      and key\n"
-                     "  --basic-auth-user USER, --basic-auth-password-file FILE\n"
-                     "                      exporter: require HTTP basic authentication (the\n"
-                     "                      password is the file's first line)\n"
-                     "  --max-connections N, --max-connections-per-client N, --timeout S\n"
-                     "                      exporter: open connections at most (default 128),\n"
-                     "                      from one address (default 16); seconds a request\n"
-                     "                      may take from the connect (default 10)\n"
-                     "  --instance NAME     exporter: add instance=\"NAME\" to every series\n"
-                     "                      (default none: Prometheus adds the target's)\n"
-                     "  --option KEY=VALUE  exporter, top, pmu, iio: any option of the collectd\n"
-                     "                      plugin's table (`pciescope options`), repeatable\n"
-                     "  --calibration FILE  a file `pciescope calibrate` wrote: its consistent\n"
-                     "                      units set FluxUnit, LatencyClock, TraceClock and\n"
-                     "                      TraceTimeMode (explicit options win)\n"
-                     "  --device BDF        calibrate: the endpoint to load (its block device\n"
-                     "                      is read with O_DIRECT, never written)\n"
-                     "  --bytes N           calibrate: bytes per load (K, M, G, T suffixes;\n"
-                     "                      default 1G); with --run, what the command moves\n"
-                     "  --run COMMAND       calibrate: the load is this command (sh -c), for a\n"
-                     "                      device without a block device; needs --bytes\n"
-                     "  --run-timeout S     calibrate: stop a --run command (its whole process\n"
-                     "                      group) that runs longer than S seconds (default\n"
-                     "                      600)\n"
-                     "  --repeat N          calibrate: repeats of each measurement, 3..32\n"
-                     "                      (default 5)\n"
-                     "  -o, --output FILE   snapshot: the archive (default\n"
-                     "                      pciescope-snapshot-<date>.tar.gz); calibrate: the\n"
-                     "                      calibration file (default pciescope-calibration.json)\n"
-                     "  --description FILE  snapshot: write the machine description here too\n"
-                     "  --trace             snapshot: add a short PTT trace window per\n"
-                     "                      hisi_ptt device\n"
-                     "  -h, --help          this text\n"
-                     "  -V, --version       the version\n");
 }
 
 /* --flag VALUE through the engine's option table: the same checks as the
@@ -305,15 +164,14 @@ static int set_stack_bus(struct cli_opts *opts, const char *arg)
         return set_option(opts, "--iio-stack-bus", "IIOStackBus", v, 3, arg);
 }
 
-/* trace takes SUBCOMMAND FILE; one more is kept so that cmd_trace sees
- * and refuses it. */
-#define TRACE_ARGS_MAX 3
-
-static bool take_trace_arg(const char *command, int argc, char **argv, char **args, int *n)
+/* A word after the command's name (trace's SUBCOMMAND and FILE, help's
+ * COMMAND): one more than any command takes is kept, so that it is
+ * refused with the command's usage. */
+static bool take_arg(int argc, char **argv, struct cli_opts *opts)
 {
-        if (strcmp(command, "trace") || optind >= argc || *n >= TRACE_ARGS_MAX)
+        if (optind >= argc || opts->argc >= CLI_ARGS_MAX)
                 return false;
-        args[(*n)++] = argv[optind++];
+        opts->args[opts->argc++] = argv[optind++];
         return true;
 }
 
@@ -327,48 +185,14 @@ static void take_trace_options(struct cli_opts *opts)
                 opts->trace_clock_hz = opts->cfg.trace.clock_hz;
 }
 
-static void write_stdout(void *ctx, const char *text)
-{
-        (void)ctx;
-        fputs(text, stdout);
-}
-
-/* `pciescope options [--markdown]`: the option table every front end shares
- * (the collectd block's names; docs/configuration.md's reference is this output). */
-static int cmd_options(bool markdown)
-{
-        size_t count;
-        const struct engine_option *o = engine_options(&count);
-
-        if (markdown) {
-                engine_options_markdown(write_stdout, NULL);
-                return CLI_EXIT_OK;
-        }
-        for (size_t i = 0; i < count; i++)
-                printf("%-24s %-40s default %s\n", o[i].name, o[i].value_text, o[i].default_text);
-        return CLI_EXIT_OK;
-}
-
-/* Which sources a command runs, and how long an interval is. */
-static unsigned int command_sources(const char *command)
-{
-        if (!strcmp(command, "pmu"))
-                return ENGINE_SOURCE_HISI_PCIE;
-        if (!strcmp(command, "iio"))
-                return ENGINE_SOURCE_INTEL_IIO;
-        /* top: link state, audit and AER, and the bandwidth of either vendor. */
-        if (!strcmp(command, "top"))
-                return ENGINE_SOURCE_MONITOR | ENGINE_SOURCE_HISI_PCIE | ENGINE_SOURCE_INTEL_IIO;
-        return 0;
-}
-
-static int run_command(const char *command, struct cli_opts *opts)
+/* Opens the machine for @cmd (and starts its sources), runs it, closes. */
+static int run_command(const struct cli_command *cmd, struct cli_opts *opts)
 {
         struct engine_host host = {.log = cli_log,
                                    .interval = opts->interval,
                                    .manual = true,
                                    .baseline_at_start = true,
-                                   .sources = command_sources(command)};
+                                   .sources = cmd->sources};
         struct engine *e;
         char why[512] = "";
         int status;
@@ -377,15 +201,11 @@ static int run_command(const char *command, struct cli_opts *opts)
                 cli_error("%s", why);
                 return CLI_EXIT_ERROR;
         }
-        /* top: refused before anything starts when there is no terminal;
-         * its screen shows the engine's messages, and every endpoint a PMU
-         * measures (the view lists them under their port). */
-        if (!strcmp(command, "top")) {
-                if (cmd_top_check_terminal())
-                        return CLI_EXIT_ERROR;
-                host.log = cmd_top_log;
-                opts->cfg.pmu.top_talkers = 1000;
-        }
+        /* Refused before anything starts. */
+        if ((cmd->flags & CLI_CMD_TERMINAL) && cli_check_terminal(cmd->name, cmd->no_terminal))
+                return CLI_EXIT_ERROR;
+        if (cmd->prepare && (status = cmd->prepare(opts, &host)))
+                return status;
         if (opts->cfg.simulate && getenv("PCIESCOPE_VIRTUAL_CLOCK")) {
                 cli_use_virtual_clock();
                 host.clock = cli_virtual_clock;
@@ -400,26 +220,10 @@ static int run_command(const char *command, struct cli_opts *opts)
                         "pciescope: SIMULATED machine \"%s\" (drivers of Linux %s): "
                         "nothing below is read from this machine's hardware\n",
                         engine_simulated(e), engine_simulated_kernel(e));
-        if (!strcmp(command, "topology"))
-                status = cmd_topology(opts, engine_env(e));
-        else if (!strcmp(command, "audit"))
-                status = cmd_audit(opts, engine_env(e));
-        else if (!strcmp(command, "uncore"))
-                status = cmd_uncore(opts, engine_env(e));
-        else if (!strcmp(command, "calibrate"))
-                status = cmd_calibrate(opts, e); /* owns the PMU and PTT: no source runs */
-#ifdef CLI_WITH_SNAPSHOT
-        else if (!strcmp(command, "snapshot"))
-                status = cmd_snapshot(opts, e);
-#endif
-        else if (engine_start(e))
+        if ((cmd->flags & CLI_CMD_START) && engine_start(e))
                 status = CLI_EXIT_ERROR;
-        else if (!strcmp(command, "iio"))
-                status = cmd_iio(opts, e);
-        else if (!strcmp(command, "top"))
-                status = cmd_top(opts, e);
         else
-                status = cmd_pmu(opts, e);
+                status = cmd->run(opts, e);
         engine_close(e);
         return status;
 }
@@ -510,65 +314,76 @@ static int run_helper(const char *command, char **argv)
 }
 #endif
 
+/* A usage line on stderr, and where the options are. */
+static void usage_error(const struct cli_command *cmd, const struct cli_command *sub)
+{
+        cli_command_synopsis(stderr, "pciescope: usage: ", sub ? sub : cmd, sub ? cmd : NULL);
+        fprintf(stderr, "(`pciescope %s%s%s --help` lists its options)\n", cmd->name,
+                sub ? " " : "", sub ? sub->name : "");
+}
+
+/* Checks the words after @cmd's name (@sub: the sub-command the first one
+ * names), then runs it: on the machine, as a helper program, or alone. */
+static int dispatch(const struct cli_command *cmd, const struct cli_command *sub,
+                    struct cli_opts *opts, int argc, char **argv)
+{
+        const struct cli_command *run = sub ? sub : cmd;
+        int status;
+
+        if (cmd->subs && !sub) {
+                if (opts->argc)
+                        cli_unknown_command(cmd, opts->args[0]);
+                usage_error(cmd, NULL);
+                return CLI_EXIT_ERROR;
+        }
+        if (sub) { /* the sub-command's words follow its name */
+                memmove(opts->args, opts->args + 1, (opts->argc - 1) * sizeof(opts->args[0]));
+                opts->argc--;
+        }
+        if (!run->max_args && (opts->argc || optind < argc)) {
+                cli_error("unexpected argument '%s'", opts->argc ? opts->args[0] : argv[optind]);
+                return CLI_EXIT_ERROR;
+        }
+        if (optind < argc || opts->argc < run->min_args || opts->argc > run->max_args) {
+                usage_error(cmd, sub);
+                return CLI_EXIT_ERROR;
+        }
+        if (cmd->prepare && !(cmd->flags & CLI_CMD_MACHINE) && (status = cmd->prepare(opts, NULL)))
+                return status;
+#if !defined(CLI_WITH_EXPORTER) || !defined(CLI_WITH_SNAPSHOT)
+        if (!run->run && (cmd->flags & CLI_CMD_HELPER))
+                return run_helper(cmd->name, helper_args);
+#endif
+        if (cmd->flags & CLI_CMD_MACHINE)
+                return run_command(run, opts);
+        return run->run(opts, NULL);
+}
+
 int main(int argc, char **argv)
 {
-        static const struct option long_opts[] = {
-            {"json", no_argument, NULL, 'j'},
-            {"pci-dump", required_argument, NULL, 'd'},
-            {"sysfs-root", required_argument, NULL, 's'},
-            {"proc-root", required_argument, NULL, 'p'},
-            {"policy", required_argument, NULL, 'P'},
-            {"no-names", no_argument, NULL, 'n'},
-            {"simulate", required_argument, NULL, 'S'},
-            {"kernel", required_argument, NULL, 'K'},
-            {"machine-dir", required_argument, NULL, 'M'},
-            {"interval", required_argument, NULL, 'i'},
-            {"count", required_argument, NULL, 'c'},
-            {"detail", required_argument, NULL, 'L'},
-            {"iio-stack-bus", required_argument, NULL, 'B'},
-            {"no-scale-fix", no_argument, NULL, 'F'},
-            {"raw", no_argument, NULL, 'R'},
-            {"time-mode", required_argument, NULL, 'T'},
-            {"clock-hz", required_argument, NULL, 'H'},
-            {"top", required_argument, NULL, 'N'},
-            {"markdown", no_argument, NULL, 'm'},
-            {"max-size", required_argument, NULL, 'X'},
-            {"listen", required_argument, NULL, 'l'},
-            {"tls-cert", required_argument, NULL, 'C'},
-            {"tls-key", required_argument, NULL, 'k'},
-            {"basic-auth-user", required_argument, NULL, 'u'},
-            {"basic-auth-password-file", required_argument, NULL, 'w'},
-            {"instance", required_argument, NULL, 'I'},
-            {"max-connections", required_argument, NULL, OPT_MAX_CONNECTIONS},
-            {"max-connections-per-client", required_argument, NULL, OPT_MAX_CONNECTIONS_PER_CLIENT},
-            {"timeout", required_argument, NULL, OPT_TIMEOUT},
-            {"calibration", required_argument, NULL, 'A'},
-            {"device", required_argument, NULL, 'E'},
-            {"bytes", required_argument, NULL, 'b'},
-            {"run", required_argument, NULL, 'x'},
-            {"run-timeout", required_argument, NULL, OPT_RUN_TIMEOUT},
-            {"repeat", required_argument, NULL, 'r'},
-            {"option", required_argument, NULL, 'O'},
-            {"output", required_argument, NULL, 'o'},
-            {"description", required_argument, NULL, 'D'},
-            {"trace", no_argument, NULL, 'Y'},
-            {"help", no_argument, NULL, 'h'},
-            {"version", no_argument, NULL, 'V'},
-            {NULL, 0, NULL, 0},
-        };
+        /* getopt_long's table, from the command table's options. */
+        static struct option *long_opts; /* static: reachable until exit */
+        size_t n_opts = 0;
         struct cli_opts opts = {.names = true,
                                 .interval = 1,
                                 .count = 3,
                                 .trace_time_mode = PTT_TIME_DELTA,
                                 .trace_top = PTT_SUMMARY_DEFAULT_TOP_N,
                                 .trace_max_size = PERF_DATA_DEFAULT_MAX_SIZE};
+        const struct cli_command *cmd, *sub = NULL;
         char *end;
-        const char *command;
-        char *trace_args[TRACE_ARGS_MAX];
-        int trace_argc = 0;
-        bool markdown = false;
-        unsigned int default_top_talkers;
+        bool help = false;
         int c, status, bad = 0;
+
+        while (cli_options[n_opts].name)
+                n_opts++;
+        long_opts = calloc(n_opts + 1, sizeof(*long_opts));
+        if (!long_opts)
+                return CLI_EXIT_ERROR;
+        for (size_t i = 0; i < n_opts; i++)
+                long_opts[i] = (struct option){cli_options[i].name,
+                                               cli_options[i].arg ? required_argument : no_argument,
+                                               NULL, cli_options[i].key};
 
 #if !defined(CLI_WITH_EXPORTER) || !defined(CLI_WITH_SNAPSHOT)
         helper_args = calloc((size_t)argc + 1, sizeof(*helper_args));
@@ -578,7 +393,7 @@ int main(int argc, char **argv)
 #endif
         if (engine_config_init(&opts.cfg))
                 return CLI_EXIT_ERROR;
-        default_top_talkers = opts.cfg.pmu.top_talkers;
+        opts.plugin_top_talkers = opts.cfg.pmu.top_talkers;
         /* The counting commands name the three busiest endpoints, and a
          * person at a terminal sees every value (--detail to narrow): the
          * series budget is a fleet's concern, not a terminal's. */
@@ -588,30 +403,36 @@ int main(int argc, char **argv)
 
         while ((c = getopt_long(argc, argv, "+hV", long_opts, NULL)) != -1) {
                 if (c == 'h') {
-                        usage(stdout);
+                        cli_usage(stdout);
                         return CLI_EXIT_OK;
                 }
                 if (c == 'V') {
                         printf("pciescope %s\n", PACKAGE_VERSION);
                         return CLI_EXIT_OK;
                 }
-                usage(stderr);
+                cli_usage(stderr);
                 return CLI_EXIT_ERROR;
         }
         if (optind >= argc) {
-                usage(stderr);
+                cli_usage(stderr);
                 return CLI_EXIT_ERROR;
         }
-        command = argv[optind];
+        cmd = cli_command_find(cli_commands, argv[optind]);
+        if (!cmd) {
+                cli_unknown_command(NULL, argv[optind]);
+                return CLI_EXIT_ERROR;
+        }
         optind++;
         /* getopt stops at the first non-option (the "+" of the first scan
-         * sticks), so trace's SUBCOMMAND and FILE are taken here one by one
-         * and the options around them still parse. */
-        while (!bad && ((c = getopt_long(argc, argv, "hVo:", long_opts, NULL)) != -1 ||
-                        take_trace_arg(command, argc, argv, trace_args, &trace_argc))) {
+         * sticks), so the words after the command (trace's SUBCOMMAND and
+         * FILE) are taken here one by one and the options around them
+         * still parse. */
+        while (!bad && !help &&
+               ((c = getopt_long(argc, argv, "hVo:", long_opts, NULL)) != -1 ||
+                take_arg(argc, argv, &opts))) {
                 switch (c) {
                 case -1:
-                        break; /* a trace argument, taken above */
+                        break; /* a word, taken above */
                 case 'j':
                         opts.json = true;
                         break;
@@ -670,7 +491,7 @@ int main(int argc, char **argv)
                         opts.trace_raw = true;
                         break;
                 case 'm':
-                        markdown = true;
+                        opts.markdown = true;
                         break;
                 case 'T':
                         bad = set_string(&opts, "--time-mode", "TraceTimeMode", optarg);
@@ -705,14 +526,14 @@ int main(int argc, char **argv)
                 case 'I':
                         opts.instance = optarg;
                         break;
-                case OPT_MAX_CONNECTIONS:
+                case CLI_OPT_MAX_CONNECTIONS:
                         bad = set_limit("--max-connections", optarg, 10000, &opts.max_connections);
                         break;
-                case OPT_MAX_CONNECTIONS_PER_CLIENT:
+                case CLI_OPT_MAX_CONNECTIONS_PER_CLIENT:
                         bad = set_limit("--max-connections-per-client", optarg, 10000,
                                         &opts.max_per_client);
                         break;
-                case OPT_TIMEOUT:
+                case CLI_OPT_TIMEOUT:
                         bad = set_limit("--timeout", optarg, 3600, &opts.timeout_s);
                         break;
                 case 'O':
@@ -744,7 +565,7 @@ int main(int argc, char **argv)
                 case 'x':
                         opts.calib_command = optarg;
                         break;
-                case OPT_RUN_TIMEOUT: {
+                case CLI_OPT_RUN_TIMEOUT: {
                         double t;
 
                         errno = 0;
@@ -771,14 +592,14 @@ int main(int argc, char **argv)
                         opts.calib_repeats = (unsigned int)n;
                         break;
                 }
-                case 'h':
-                        usage(stdout);
-                        return CLI_EXIT_OK;
+                case 'h': /* the command's own help, even for a helper's command */
+                        help = true;
+                        break;
                 case 'V':
                         printf("pciescope %s\n", PACKAGE_VERSION);
                         return CLI_EXIT_OK;
                 default:
-                        usage(stderr);
+                        usage_error(cmd, NULL);
                         bad = 1;
                 }
         }
@@ -786,40 +607,18 @@ int main(int argc, char **argv)
                 engine_config_clear(&opts.cfg);
                 return CLI_EXIT_ERROR;
         }
-        take_trace_options(&opts);
-        /* trace reads a file made elsewhere: no PCI access, no machine. */
-        if (!strcmp(command, "trace"))
-                status = cmd_trace(&opts, trace_argc, trace_args);
-        else if (optind < argc) {
-                cli_error("unexpected argument '%s'", argv[optind]);
-                status = CLI_EXIT_ERROR;
-        } else if (!strcmp(command, "options")) {
-                status = cmd_options(markdown);
-        } else if (!strcmp(command, "exporter")) {
-                /* A fleet's endpoint: the plugin's defaults (Detail
-                 * "default", its TopTalkers), not a terminal's. */
-                opts.cfg.pmu.top_talkers = default_top_talkers;
-                if (!opts.detail_given && set_string(&opts, "--detail", "Detail", "default"))
-                        status = CLI_EXIT_ERROR;
-                else
-#ifdef CLI_WITH_EXPORTER
-                        status = cmd_exporter(&opts);
-#else
-                        status = run_helper("exporter", helper_args);
-#endif
-        } else if (strcmp(command, "topology") && strcmp(command, "audit") &&
-                   strcmp(command, "pmu") && strcmp(command, "uncore") && strcmp(command, "iio") &&
-                   strcmp(command, "top") && strcmp(command, "calibrate") &&
-                   strcmp(command, "snapshot")) {
-                cli_error("unknown command '%s' (try --help)", command);
-                status = CLI_EXIT_ERROR;
-#ifndef CLI_WITH_SNAPSHOT
-        } else if (!strcmp(command, "snapshot")) {
-                status = run_helper("snapshot", helper_args);
-#endif
-        } else {
-                status = run_command(command, &opts);
+        if (cmd->subs && opts.argc)
+                sub = cli_command_find(cmd->subs, opts.args[0]);
+        if (help) {
+                /* `trace --help dump`: the sub-command may come after. */
+                for (int i = optind; cmd->subs && !sub && i < argc; i++)
+                        sub = cli_command_find(cmd->subs, argv[i]);
+                cli_command_help(stdout, cmd, sub);
+                engine_config_clear(&opts.cfg);
+                return CLI_EXIT_OK;
         }
+        take_trace_options(&opts);
+        status = dispatch(cmd, sub, &opts, argc, argv);
         engine_config_clear(&opts.cfg);
         return status;
 }

@@ -86,6 +86,43 @@ if [ -z "$bad" ]; then ok "collectd headers only in plugin/"; else not_ok "colle
 bad=$(grep -Hn 'include[[:space:]]*[<"]n\?curses' $(git ls-files '*.c' '*.h' 2>/dev/null || find . -name '*.[ch]') 2>/dev/null | grep -v '^cli/cmd_top\.c:')
 if [ -z "$bad" ]; then ok "curses only in cli/cmd_top.c"; else not_ok "curses only in cli/cmd_top.c"; echo "$bad" | sed 's/^/# /'; fi
 
+# No command calls another command's file: what two commands share lives in
+# a cli_*.c helper module (cli_util.c, cli_audit.c, cli_calibrate.c), and
+# the command table (commands.c) and pciescope.c are the only callers of
+# cmd_*.c. Functions: defined at column 0, not static.
+defined_functions() { # FILE
+	grep -E '^[A-Za-z_][A-Za-z0-9_ *]*[ *]?[A-Za-z_][A-Za-z0-9_]*\(' "$1" |
+		grep -vE '^(static|extern|typedef)\b|;[[:space:]]*$' |
+		sed -E 's/^[^(]*[ *]([A-Za-z_][A-Za-z0-9_]*)\(.*/\1/'
+}
+cross_command_calls() { # DIR: "file:line: ... (calls NAME of cmd_x.c)" for each
+	local f g name
+	for f in "$1"/cmd_*.c; do
+		for name in $(defined_functions "$f"); do
+			for g in "$1"/cmd_*.c; do
+				[ "$g" = "$f" ] && continue
+				grep -Hn "\b$name[[:space:]]*(" "$g" | grep -vE '^[^:]*:[0-9]+:[[:space:]]*(/\*|\*)' |
+					sed "s|\$| (calls $name of ${f##*/})|"
+			done
+		done
+	done
+}
+# The check finds a planted call (else it could not fail).
+plant=$(mktemp -d)
+printf 'int cmd_a(void)\n{\n        return 0;\n}\n\nint cmd_a_helper(int x)\n{\n        return x;\n}\n' >"$plant/cmd_a.c"
+printf 'int cmd_b(void)\n{\n        return cmd_a_helper(1);\n}\n' >"$plant/cmd_b.c"
+bad=$(cross_command_calls "$plant")
+rm -rf "$plant"
+if grep -q "cmd_b.c:3:.*calls cmd_a_helper of cmd_a.c" <<<"$bad" && [ "$(wc -l <<<"$bad")" -eq 1 ]; then
+	ok "the cross-command check finds a planted call"
+else
+	not_ok "the cross-command check finds a planted call (got: $bad)"
+fi
+[ "$(defined_functions cli/cmd_pmu.c | grep -c '^cmd_pmu$')" -eq 1 ] && ok "the cross-command check sees cli/cmd_pmu.c's functions" ||
+	not_ok "the cross-command check sees cli/cmd_pmu.c's functions"
+bad=$(cross_command_calls cli)
+if [ -z "$bad" ]; then ok "no cli/cmd_*.c calls a function of another cmd_*.c"; else not_ok "no cli/cmd_*.c calls a function of another cmd_*.c"; echo "$bad" | sed 's/^/# /'; fi
+
 # Nothing in collectors/ prints, exits or aborts.
 bad=$(grep -nE '\b(printf|fprintf|puts|fputs|perror|exit|abort)[[:space:]]*\(' collectors/*.c | grep -vE 'snprintf|vsnprintf|/\*|^\s*\*')
 if [ -z "$bad" ]; then ok "collectors/ never prints, exits or aborts"; else not_ok "collectors/ never prints, exits or aborts"; echo "$bad" | sed 's/^/# /'; fi

@@ -1,7 +1,8 @@
 #!/bin/bash
 # man_pages.sh - pciescope(1) and collectd-pcie(5), generated from the docs/
 # pages by packaging/gen_man.py, document every option the code accepts (and no
-# option it does not), and render without groff warnings.
+# option it does not), and render without groff warnings; pciescope(1)'s
+# SYNOPSIS and COMMANDS are the command table's (`pciescope help --markdown`).
 . "$(dirname "$0")/lib.sh"
 
 man1="$top_builddir/packaging/man/pciescope.1"
@@ -15,8 +16,9 @@ documented() {
 		sed -n 's/\\-/-/g; s/\\fI.*//; /^\\fB/{s/\\f[BRI]//g; s/, */\n/g; p}' | sed 's/^ *//; s/ *$//'
 }
 
-# The CLI's long options, from getopt_long's table.
-cli_opts=$(sed -n 's/^ *{"\([a-z-]*\)", [a-z_]*_argument,.*/--\1/p' "$top_srcdir/cli/pciescope.c" | sort -u)
+# The CLI's long options: `pciescope --help` lists every option of the
+# command table, which getopt_long's table is built from.
+cli_opts=$("$PCIESCOPE" --help | sed -n '/^Options/,$s/^  \(-., \)\{0,1\}\(--[a-z-]*\).*/\2/p' | sort -u)
 # Every configuration key the plugins accept: pcie's from the engine's option
 # table (`pciescope options`), remote_write's from what its parser compares.
 conf_keys=$({
@@ -26,7 +28,7 @@ conf_keys=$({
 		sed 's/.*"\(.*\)")/\1/'
 } | sort -u)
 [ "$(echo "$cli_opts" | wc -l)" -ge 15 ] && ok "found the CLI's option table ($(echo "$cli_opts" | wc -l) options)" ||
-	not_ok "found the CLI's option table in cli/pciescope.c"
+	not_ok "found the CLI's option table in \`pciescope --help\`"
 [ "$(echo "$conf_keys" | wc -l)" -ge 60 ] && ok "found the plugins' config keys ($(echo "$conf_keys" | wc -l))" ||
 	not_ok "found the plugins' config keys"
 
@@ -46,11 +48,26 @@ for k in $doc5; do
 	grep -qix -- "$k" <<<"$conf_keys" && ok "collectd-pcie(5): $k is a key the plugins accept" || not_ok "collectd-pcie(5): $k is documented but no plugin accepts it"
 done
 
-# The pages are what the docs render to today (a stale page fails).
+# Every command of the table (and each trace sub-command) is in COMMANDS,
+# and has its usage line in SYNOPSIS; no other command is.
+commands=$("$PCIESCOPE" --help | sed -n '/^Commands:/,/^$/s/^  \([a-z]\{1,\}\( [a-z]\{1,\}\)\{0,1\}\)  .*/\1/p')
+[ "$(echo "$commands" | wc -l)" -ge 12 ] && ok "found the command table ($(echo "$commands" | wc -l) commands)" ||
+	not_ok "found the command table in \`pciescope --help\`"
+listed=$(sed -n '/^\.SH COMMANDS/,/^\.SH /p' "$man1" | awk 'prev == ".TP" { print } { prev = $0 }' | sed 's/\\f[BRI]//g; s/\\-/-/g')
+check "pciescope(1) COMMANDS lists the table's commands, in its order" test "$listed" = "$commands"
+synopsis=$(sed -n '/^\.SH SYNOPSIS/,/^\.SH /p' "$man1" | sed 's/\\-/-/g')
+for c in $commands; do
+	grep -q "^pciescope $c " <<<"$synopsis" && ok "pciescope(1) SYNOPSIS has a usage line of $c" ||
+		not_ok "pciescope(1) SYNOPSIS has a usage line of $c"
+done
+
+# The pages are what the docs and the command table render to today (a
+# stale page fails).
 d="$top_srcdir/docs"
 for p in pciescope.1 collectd-pcie.5; do
 	check "$p is docs/ rendered now" cmp -s <("$PYTHON3" "$top_srcdir/packaging/gen_man.py" "$p" \
 		"$(sed -n 's/^\.TH [^ ]* [0-9] "[^"]*" "pciescope \([^"]*\)".*/\1/p' "$top_builddir/packaging/man/$p")" \
+		--commands <("$PCIESCOPE" help --markdown) \
 		"$d/cli.md" "$d/configuration.md" "$d/remote_write.md" "$d/exporter.md") \
 		"$top_builddir/packaging/man/$p"
 done

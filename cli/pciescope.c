@@ -128,6 +128,8 @@ static void usage(FILE *out)
                      "  exporter    serve /metrics for Prometheus (text or OpenMetrics) until\n"
                      "              SIGINT/SIGTERM: the collectd plugin's values, names and\n"
                      "              labels, without collectd\n"
+                     "  fleet       simulated hosts sending the plugin's series by remote_write\n"
+                     "              (capacity planning, demos; `pciescope fleet --help`)\n"
                      "  calibrate   measure the HiSilicon PMU's and PTT's undocumented units\n"
                      "              with a known load through --device, and write them to a\n"
                      "              calibration file (docs/real-hardware.md); exit status 0\n"
@@ -604,6 +606,11 @@ int main(int argc, char **argv)
         }
         command = argv[optind];
         optind++;
+#if !defined(CLI_WITH_EXPORTER) || !defined(CLI_WITH_SNAPSHOT)
+        /* fleet has options of its own (cli/cmd_fleet.c, docs/fleet.md) */
+        if (!strcmp(command, "fleet"))
+                return run_helper("fleet", helper_args);
+#endif
         /* getopt stops at the first non-option (the "+" of the first scan
          * sticks), so trace's SUBCOMMAND and FILE are taken here one by one
          * and the options around them still parse. */

@@ -320,7 +320,9 @@ static void collect(void *ctx, const struct engine_unit *unit, const struct samp
                         r->err = -ENOMEM;
                         return;
                 }
-                t->s[k].counter = s->kind == PCIE_METRIC_COUNTER;
+                t->s[k].counter = s->kind == PCIE_METRIC_COUNTER ||
+                                  s->kind == PCIE_METRIC_FLOAT_COUNTER ||
+                                  s->kind == PCIE_METRIC_HISTOGRAM;
                 t->s[k].traffic = traffic_family(s->metric);
                 t->raw[r->step * t->cap + k] =
                     s->kind == PCIE_METRIC_COUNTER ? (double)s->counter : s->gauge;

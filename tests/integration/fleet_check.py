@@ -112,13 +112,15 @@ res = query('count(resets({__name__=~"pcie_.+_total"}[%s]) > 0)' % W)
 tap(not res, "no counter goes down (%s)" % (res[0]["value"][1] if res else "0 resets"))
 
 # ---- utilisation = bandwidth / capacity (raw), on every Kunpeng port ----
-res = query('topk(3, abs(sum by (instance, port) (pcie_port_bandwidth_bytes_per_second{direction="rx",pmu=~"hisi.*"}) '
+# A flapping link is left out: the engine's utilisation of an interval uses
+# the width of its counting time, the capacity series the width at the read.
+res = query('abs(sum by (instance, port) (pcie_port_bandwidth_bytes_per_second{direction="rx",pmu=~"hisi.*"}) '
             '/ on (instance, port) label_replace(pcie_link_capacity_bytes_per_second{state="current"}, "port", "$1", "bdf", "(.+)") '
-            '- on (instance, port) pcie_port_utilization_ratio{direction="rx",capacity="raw"}))')
-dev = float(res[0]["value"][1]) if res else float("nan")
-for r in res:
-    print("# %s %s %s" % (r["metric"], r["value"][1], faulty.get(r["metric"].get("instance"), {}).get("kind")))
-tap(res and dev < 0.01, "utilisation rx raw = bandwidth rx / link capacity on every port (max deviation %g)" % dev)
+            '- on (instance, port) pcie_port_utilization_ratio{direction="rx",capacity="raw"})')
+res = [r for r in res if faulty.get(r["metric"].get("instance"), {}).get("kind") != "flapping"]
+dev = max((float(r["value"][1]) for r in res), default=float("nan"))
+tap(len(res) > 0 and dev < 0.01,
+    "utilisation rx raw = bandwidth rx / link capacity on %d ports (max deviation %g)" % (len(res), dev))
 
 print("1..%d" % n)
 sys.exit(1 if failed else 0)

@@ -41,6 +41,7 @@
 
 #include "engine.h"
 #include "rw_endpoint.h"
+#include "rw_http.h"
 #include "rw_series.h"
 #include "safe_file.h"
 
@@ -1542,6 +1543,7 @@ int main(int argc, char **argv)
         struct ep_seen *seen = NULL;
         struct totals T, last;
         size_t max_series = 0, ticks, sent_interval = 0, hosts_interval = 0;
+        uint64_t pushed = 0;
         double t0, w0, cpu0, last_report, end_live;
         int status = 1;
 
@@ -1596,6 +1598,15 @@ int main(int argc, char **argv)
         }
         if (endpoints_start(&F, max_series))
                 goto out;
+        fprintf(stderr, PROG ": %zu connections", F.n_ep);
+        for (size_t i = 0; i < F.n_ep; i++)
+                if (!i || strcmp(F.cfg[i].url, F.cfg[i - 1].url)) {
+                        char red[512];
+
+                        fprintf(stderr, "%s %s", i ? "," : " to",
+                                rw_redact_url(F.cfg[i].url, red, sizeof(red)));
+                }
+        fputc('\n', stderr);
         seen = calloc(F.n_ep, sizeof(*seen));
         if (!seen)
                 goto out;
@@ -1638,8 +1649,13 @@ int main(int argc, char **argv)
                                         nap(0.002);
                                 }
                         }
-                        sent_interval +=
-                            host_send(h, k, (int64_t)llround((w0 + sim) * 1e3), &make_failed);
+                        {
+                                size_t n = host_send(h, k, (int64_t)llround((w0 + sim) * 1e3),
+                                                     &make_failed);
+
+                                sent_interval += n;
+                                pushed += n;
+                        }
                         hosts_interval++;
                 }
                 /* progress, once per interval */
@@ -1683,28 +1699,37 @@ int main(int argc, char **argv)
                 double cpu = cpu_seconds() - cpu0, wall = mono_now() - t0;
                 char reasons[512] = "";
                 size_t used = 0;
+                uint64_t unsent;
 
                 for (size_t i = 0; i < F.n_ep; i++)
                         rw_endpoint_begin_stop(F.ep[i]);
                 /* stats before the endpoints go away */
                 totals(&F, &T, drops);
+                /* what is neither sent nor dropped yet is lost with the
+                 * shutdown (retried in vain, or still queued) */
+                unsent = pushed > T.sent + T.dropped ? pushed - T.sent - T.dropped : 0;
                 for (int r = 0; r < RW_DROP_NREASONS; r++)
-                        if (drops[r] && used < sizeof(reasons))
+                        if (drops[r] && r != RW_DROP_SHUTDOWN && used < sizeof(reasons))
                                 used += (size_t)snprintf(reasons + used, sizeof(reasons) - used,
                                                          " %s %llu", rw_drop_reason_name(r),
                                                          (unsigned long long)drops[r]);
+                drops[RW_DROP_SHUTDOWN] += unsent;
+                if (drops[RW_DROP_SHUTDOWN] && used < sizeof(reasons))
+                        used += (size_t)snprintf(reasons + used, sizeof(reasons) - used,
+                                                 " unsent at the end %llu",
+                                                 (unsigned long long)drops[RW_DROP_SHUTDOWN]);
                 qsort(F.lat, F.n_lat, sizeof(*F.lat), float_cmp);
                 fprintf(stderr,
                         PROG ": summary: %lu hosts, %.0f s: samples sent %llu, dropped %llu%s%s%s, "
                              "retried %llu, failed %llu; requests %llu (%llu failed); send latency "
                              "p50 %.1f ms, p99 %.1f ms; sender CPU %.2f s (%.3f cores)\n",
                         F.hosts, wall, (unsigned long long)T.sent,
-                        (unsigned long long)(T.dropped + make_failed), used ? " (" : "",
+                        (unsigned long long)(T.dropped + make_failed + unsent), used ? " (" : "",
                         used ? reasons + 1 : "", used ? ")" : "", (unsigned long long)T.retried,
                         (unsigned long long)T.failed, (unsigned long long)T.requests,
                         (unsigned long long)T.requests_failed, quantile(F.lat, F.n_lat, 0.5),
                         quantile(F.lat, F.n_lat, 0.99), cpu, wall > 0 ? cpu / wall : 0.0);
-                status = T.dropped + make_failed ? 1 : 0;
+                status = T.dropped + make_failed + unsent ? 1 : 0;
         }
 out:
         for (size_t i = 0; F.ep && i < F.n_ep; i++)

@@ -11,7 +11,8 @@
 #
 #   bench_fleet_scale.sh BUILDDIR SRCDIR
 #   BENCH_FLEET_SECONDS (180) per step, BENCH_FLEET_RECEIVERS ("vm prom"),
-#   BENCH_FLEET_HOSTS ("100 250 500 1000"), BENCH_FLEET_INTERVAL (10)
+#   BENCH_FLEET_HOSTS ("100 250 500 1000"), BENCH_FLEET_INTERVAL (10),
+#   BENCH_FLEET_FAULT_RATE (0.03)
 set -u
 build=$(cd "${1:-.}" && pwd)
 src=$(cd "${2:-.}" && pwd)
@@ -56,7 +57,7 @@ echo "|---|---|---|---|---|---|---|---|---|---|---|---|"
 for r in ${BENCH_FLEET_RECEIVERS:-vm prom}; do
 	for n in ${BENCH_FLEET_HOSTS:-100 250 500 1000}; do
 		start_receiver "$r" "$n"
-		"$fleet" --hosts "$n" --duration "$seconds" --interval "$interval" --seed 27 \
+		"$fleet" --hosts "$n" --duration "$seconds" --interval "$interval" --seed 27 --fault-rate "${BENCH_FLEET_FAULT_RATE:-0.03}" \
 			--url "$rurl/api/v1/write" 2>"$tmp/fleet-$r-$n.err" &
 		fpid=$!
 		# steady part: from 2 intervals after the first send to the end
@@ -91,9 +92,13 @@ for r in ${BENCH_FLEET_RECEIVERS:-vm prom}; do
 		awk -v r="$r" -v n="$n" -v s="$series" -v a0="$a0" -v a1="$a1" -v c0="$c0" -v c1="$c1" \
 			-v t0="$t0" -v t1="$t1" -v rss="$rss" -v d="$dropped" -v sc="$scpu" -v lat="$lat" -v load="$load" 'BEGIN {
 			dt = t1 - t0; rate = (a1 - a0) / dt; cores = (c1 - c0) / dt
-			printf "| %s | %d | %d | %.0f | %s | %.2f | %.2f | %s | %.0f | %s | %s | %s |\n",
-				(r == "vm" ? "VictoriaMetrics 1.79" : "Prometheus 2.42"), n, s, rate, d, cores,
-				rate > 0 ? cores / (rate / 1e5) : 0, rss, s > 0 ? rss / (s / 1e6) : 0, sc, lat, load
+			name = "Prometheus 2.42"
+			if (r == "vm") name = "VictoriaMetrics 1.79"
+			per = 0
+			if (rate > 0) per = cores / (rate / 1e5)
+			perm = 0
+			if (s > 0) perm = rss / (s / 1e6)
+			printf "| %s | %d | %d | %.0f | %s | %.2f | %.2f | %s | %.0f | %s | %s | %s |\n", name, n, s, rate, d, cores, per, rss, perm, sc, lat, load
 		}'
 		grep -v "t=[0-9]*s hosts" "$tmp/fleet-$r-$n.err" | sed 's/^/# /' >&2
 	done

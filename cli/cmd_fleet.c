@@ -1278,25 +1278,39 @@ static int make_hosts(struct fleet *F)
                 order[j] = x;
         }
         kind0 = (int)(rng_next(&rng) % FAULT_NKINDS);
-        for (size_t f = 0; f < nfault && f < F->hosts; f++) {
-                struct host *h = &F->h[order[f]];
+        /* Fault f has kind kind0 + f (in turn); it goes to the first host of
+         * the seeded order, not yet faulty, whose machine can show it (no
+         * per-port utilisation on spr-2s: no saturation there); a kind no
+         * host can show gives way to the next. */
+        for (size_t f = 0, planted = 0; f < nfault && planted < F->hosts; f++) {
+                bool done = false;
 
-                for (int k = 0; k < FAULT_NKINDS; k++) {
+                for (int k = 0; k < FAULT_NKINDS && !done; k++) {
                         enum fault_kind kind =
                             (enum fault_kind)((kind0 + (int)f + k) % FAULT_NKINDS);
-                        struct template *t = fault_for(F, h->mix, kind, &rng);
 
-                        if (t) {
+                        for (size_t p = 0; p < F->hosts && !done; p++) {
+                                struct host *h = &F->h[order[p]];
+                                struct template *t;
+
+                                if (h->fault != FAULT_NONE || !F->mix[h->mix].ncand[kind])
+                                        continue;
+                                t = fault_for(F, h->mix, kind, &rng);
+                                if (!t)
+                                        continue;
                                 h->t = t;
                                 h->fault = kind;
                                 if (kind == FAULT_SATURATION)
                                         h->factor = 1;
-                                break;
+                                done = true;
+                                planted++;
                         }
                 }
-                if (h->fault == FAULT_NONE)
-                        fprintf(stderr, PROG ": %s (%s): no fault could be planted\n", h->name,
-                                F->mix[h->mix].name);
+                if (!done) {
+                        fprintf(stderr, PROG ": no more faults could be planted (%zu of %zu)\n",
+                                planted, nfault);
+                        break;
+                }
         }
         free(order);
         for (size_t i = 0; i < F->hosts; i++) {

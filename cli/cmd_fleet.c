@@ -1025,9 +1025,10 @@ static int endpoints_start(struct fleet *F, size_t max_series)
                                 c.headers[c.n_headers++] = strdup(F->headers[i]);
                         c.max_samples_per_send = max_series;
                         c.batch_deadline = 1;
-                        c.queue_capacity = (hosts_per_ep + 2) * max_series * 2;
-                        if (c.queue_capacity < 100000)
-                                c.queue_capacity = 100000;
+                        /* what the plugin's queue holds, for each host on the
+                         * connection: a slow receiver delays a host here as
+                         * it would delay a real one (memory only while it lasts) */
+                        c.queue_capacity *= hosts_per_ep;
                         c.retry429 = true;
                         if (!c.name || !c.url || !c.headers) {
                                 fleet_error("out of memory");
@@ -1551,7 +1552,7 @@ static void on_signal(int sig)
 int main(int argc, char **argv)
 {
         struct fleet F = {
-            .interval = 10, .seed = 1, .fault_rate = 0.03, .tenants = 2, .connections = 16};
+            .interval = 10, .seed = 1, .fault_rate = 0.03, .tenants = 2, .connections = 32};
         struct sigaction sa = {.sa_handler = on_signal};
         uint64_t drops[RW_DROP_NREASONS] = {0}, make_failed = 0;
         struct ep_seen *seen = NULL;

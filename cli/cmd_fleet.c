@@ -1025,10 +1025,12 @@ static int endpoints_start(struct fleet *F, size_t max_series)
                                 c.headers[c.n_headers++] = strdup(F->headers[i]);
                         c.max_samples_per_send = max_series;
                         c.batch_deadline = 1;
-                        /* what the plugin's queue holds, for each host on the
-                         * connection: a slow receiver delays a host here as
-                         * it would delay a real one (memory only while it lasts) */
-                        c.queue_capacity *= hosts_per_ep;
+                        /* six intervals of every host on the connection: a
+                         * slow receiver delays them as it would real hosts;
+                         * an outage longer than that drops (queue_full), as a
+                         * host without SpoolDir does once its queue is full.
+                         * About 220 bytes a queued sample, only while queued. */
+                        c.queue_capacity = hosts_per_ep * max_series * 6;
                         c.retry429 = true;
                         if (!c.name || !c.url || !c.headers) {
                                 fleet_error("out of memory");

@@ -1704,10 +1704,12 @@ int main(int argc, char **argv)
         /* drain: what is queued goes out (each endpoint within its timeout) */
         for (size_t i = 0; i < F.n_ep; i++)
                 rw_endpoint_flush(F.ep[i]);
-        for (int i = 0; i < 200; i++) {
+        /* until every sample pushed is sent or dropped (a request in
+         * flight included), at most 30 s */
+        for (int i = 0; i < 600 && !atomic_load(&stop_requested); i++) {
                 totals(&F, &T, NULL);
                 poll_latency(&F, seen);
-                if (!T.queued)
+                if (T.sent + T.dropped >= pushed)
                         break;
                 nap(0.05);
         }

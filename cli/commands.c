@@ -38,7 +38,7 @@ const struct cli_option cli_options[] = {
     {"machine-dir", 0, 'M', CLI_ARG_DIR, "DIR", NULL, "where named machines live"},
     {"interval", 0, 'i', CLI_ARG_TEXT, "SECONDS", NULL,
      "length of an interval (default 1; top: between two refreshes; exporter: how often the "
-     "page is refreshed)"},
+     "page is refreshed; fleet: how often each host sends, default 10)"},
     {"count", 0, 'c', CLI_ARG_TEXT, "N", NULL, "intervals to print (default 3)"},
     {"detail", 0, 'L', CLI_ARG_WORDS, "LEVEL", "basic default full",
      "basic, default (the plugin's) or full (default full; exporter: default)"},
@@ -98,6 +98,31 @@ const struct cli_option cli_options[] = {
      "calibration file (default pciescope-calibration.json)"},
     {"description", 0, 'D', CLI_ARG_FILE, "FILE", NULL, "write the machine description here too"},
     {"trace", 0, 'Y', CLI_ARG_NONE, NULL, NULL, "add a short PTT trace window per hisi_ptt device"},
+    {"hosts", 0, CLI_OPT_HOSTS, CLI_ARG_TEXT, "N", NULL, "fleet: simulated hosts, 1..100000"},
+    {"duration", 0, CLI_OPT_DURATION, CLI_ARG_TEXT, "SECONDS", NULL,
+     "fleet: how long the fleet sends, then it ends by itself"},
+    {"url", 0, CLI_OPT_URL, CLI_ARG_TEXT, "URL", NULL,
+     "fleet: a remote_write receiver (repeatable: hosts are spread over the URLs by a hash of "
+     "instance)"},
+    {"seed", 0, CLI_OPT_SEED, CLI_ARG_TEXT, "K", NULL,
+     "fleet: every random choice follows from it (default 1): the same seed, the same fleet"},
+    {"header", 0, CLI_OPT_HEADER, CLI_ARG_TEXT, "\"NAME: VALUE\"", NULL,
+     "fleet: an HTTP header on every request (repeatable; X-Scope-OrgID, THANOS-TENANT...)"},
+    {"tenant-path", 0, CLI_OPT_TENANT_PATH, CLI_ARG_NONE, NULL, NULL,
+     "fleet: the URLs are bases; each host sends to <base>/insert/<tenant>/prometheus/api/v1/"
+     "write (VictoriaMetrics cluster)"},
+    {"tenants", 0, CLI_OPT_TENANTS, CLI_ARG_TEXT, "N", NULL,
+     "fleet: tenants for --tenant-path (default 2)"},
+    {"truth", 0, CLI_OPT_TRUTH, CLI_ARG_FILE, "FILE", NULL,
+     "fleet: write the planted faults here as JSON (docs/fleet.md)"},
+    {"fault-rate", 0, CLI_OPT_FAULT_RATE, CLI_ARG_TEXT, "R", NULL,
+     "fleet: share of the hosts that carry a planted fault, 0..1 (default 0.03)"},
+    {"start-offset", 0, CLI_OPT_START_OFFSET, CLI_ARG_TEXT, "SECONDS", NULL,
+     "fleet: start this far in the past and send the history first (default 0)"},
+    {"mix", 0, CLI_OPT_MIX, CLI_ARG_TEXT, "NAME=W,...", NULL,
+     "fleet: machine types and their weights (default kunpeng930-2p=3,spr-2s=2)"},
+    {"connections", 0, CLI_OPT_CONNECTIONS, CLI_ARG_TEXT, "N", NULL,
+     "fleet: HTTP connections per URL, 1..1024 (default 32)"},
     {"help", 'h', 'h', CLI_ARG_NONE, NULL, NULL, "this text"},
     {"version", 'V', 'V', CLI_ARG_NONE, NULL, NULL, "the version"},
     {NULL, 0, 0, CLI_ARG_NONE, NULL, NULL, NULL},
@@ -199,6 +224,13 @@ const struct cli_command cli_commands[] = {
      .run = EXPORTER_RUN,
      .flags = CLI_CMD_HELPER,
      .prepare = EXPORTER_PREPARE},
+    {.name = "fleet",
+     .summary = "simulated hosts sending the plugin's series by remote_write, with planted "
+                "faults (capacity planning, demos; docs/fleet.md)",
+     .args = "--hosts N --duration SECONDS --url URL",
+     .options = "hosts duration url interval seed header tenant-path tenants truth fault-rate "
+                "start-offset mix connections machine-dir",
+     .flags = CLI_CMD_HELPER | CLI_CMD_OWN_OPTIONS},
     {.name = "calibrate",
      .summary = "measure the HiSilicon PMU's and PTT's undocumented units with a known load "
                 "and write them to a calibration file (docs/real-hardware.md); exit status 0 all "
@@ -420,9 +452,11 @@ static void add_bracketed(void *ctx, const struct cli_option *o)
         struct synopsis *s = ctx;
         char tag[96], flag[72], word[100];
 
+        /* An option the arguments name (a required one) is not repeated. */
         snprintf(flag, sizeof(flag), "--%s ", o->name);
-        if (s->cmd->args && !strncmp(s->cmd->args, flag, strlen(flag)))
-                return;
+        for (const char *a = s->cmd->args; a && (a = strstr(a, flag)); a++)
+                if (a == s->cmd->args || a[-1] == ' ')
+                        return;
         snprintf(tag, sizeof(tag), "--%s%s%s", o->name, o->arg_name ? " " : "",
                  o->arg_name ? o->arg_name : "");
         snprintf(word, sizeof(word), " [%s]", tag);

@@ -19,6 +19,19 @@ enum {
         CLI_OPT_MAX_CONNECTIONS_PER_CLIENT,
         CLI_OPT_TIMEOUT,
         CLI_OPT_RUN_TIMEOUT,
+        /* fleet's own (pciescope-fleet parses them itself) */
+        CLI_OPT_HOSTS,
+        CLI_OPT_DURATION,
+        CLI_OPT_URL,
+        CLI_OPT_SEED,
+        CLI_OPT_HEADER,
+        CLI_OPT_TENANT_PATH,
+        CLI_OPT_TENANTS,
+        CLI_OPT_TRUTH,
+        CLI_OPT_FAULT_RATE,
+        CLI_OPT_START_OFFSET,
+        CLI_OPT_MIX,
+        CLI_OPT_CONNECTIONS,
 };
 
 /* What an option's argument is, for bash completion. */
@@ -48,6 +61,9 @@ enum cli_command_flags {
         CLI_CMD_TERMINAL = 1 << 2, /* refused before anything starts without one */
         CLI_CMD_ROOT = 1 << 3,     /* needs root on a live machine (help says so) */
         CLI_CMD_HELPER = 1 << 4,   /* runs as pciescope-NAME, a program of its own */
+        /* ... which parses its options itself: pciescope hands them over
+         * unread (only --help is answered here, from this table). */
+        CLI_CMD_OWN_OPTIONS = 1 << 5,
 };
 
 /* Runs a command; @e is the opened machine with CLI_CMD_MACHINE, else NULL.

@@ -423,6 +423,23 @@ int main(int argc, char **argv)
                 return CLI_EXIT_ERROR;
         }
         optind++;
+        if (cmd->flags & CLI_CMD_OWN_OPTIONS) {
+                /* Its program reads its options; only help is answered
+                 * here, from the table, without starting it. */
+                for (int i = optind; i < argc; i++) {
+                        if (!strcmp(argv[i], "--"))
+                                break;
+                        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+                                cli_command_help(stdout, cmd, NULL);
+                                return CLI_EXIT_OK;
+                        }
+                }
+                if (!helper_args) {
+                        cli_error("%s: run it as `pciescope %s`", cmd->name, cmd->name);
+                        return CLI_EXIT_ERROR;
+                }
+                return run_helper(cmd->name, helper_args);
+        }
         /* getopt stops at the first non-option (the "+" of the first scan
          * sticks), so the words after the command (trace's SUBCOMMAND and
          * FILE) are taken here one by one and the options around them

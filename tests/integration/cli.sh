@@ -121,9 +121,16 @@ rc=$?
 check "exporter's own errors still come from the helper (rc $rc)" \
 	eval '[ $rc -eq 3 ] && grep -q "nonsense" "$tmp/out"'
 
+# fleet's options are its program's: pciescope hands them over unread
+# (a bad one is pciescope-fleet's error, not the global parser's).
+PCIESCOPE_EXEC_PATH=$tmp/nowhere "$PCIESCOPE" fleet --hosts 3 >"$tmp/out" 2>&1
+rc=$?
+check "fleet: without pciescope-fleet, its options are not judged here: the missing program is the error (rc $rc)" \
+	eval '[ $rc -eq 3 ] && grep -q "no program pciescope-fleet" "$tmp/out"'
+
 # ---- the command table: help, per-command help, unknown commands ----
 # The commands as a user knows them (the table must list exactly these).
-want_commands="topology audit pmu uncore iio top trace dump trace report options exporter calibrate snapshot help completion"
+want_commands="topology audit pmu uncore iio top trace dump trace report options exporter fleet calibrate snapshot help completion"
 "$PCIESCOPE" --help >"$tmp/help" 2>&1
 rc=$?
 got_commands=$(sed -n '/^Commands:/,/^$/s/^  \([a-z]\{1,\}\( [a-z]\{1,\}\)\{0,1\}\)  .*/\1/p' "$tmp/help" | tr '\n' ' ')
@@ -145,8 +152,8 @@ entries() { # FILE: "--opt ARG<TAB>help" per option of its Options sections
 }
 entries "$tmp/help" | sort >"$tmp/all-entries"
 check "--help lists every option with its help ($(wc -l <"$tmp/all-entries") options)" [ "$(wc -l <"$tmp/all-entries")" -ge 40 ]
-for c in topology audit pmu uncore iio top "trace dump" "trace report" options exporter calibrate snapshot help completion; do
-	# exporter and snapshot answer without their helper program.
+for c in topology audit pmu uncore iio top "trace dump" "trace report" options exporter fleet calibrate snapshot help completion; do
+	# exporter, fleet and snapshot answer without their helper program.
 	PCIESCOPE_EXEC_PATH=$tmp/nowhere "$PCIESCOPE" $c --help >"$tmp/c-help" 2>"$tmp/err"
 	rc=$?
 	PCIESCOPE_EXEC_PATH=$tmp/nowhere "$PCIESCOPE" help $c >"$tmp/c-help2" 2>&1
@@ -217,7 +224,7 @@ check "docs/cli.md's command list is \`pciescope help --markdown\`" \
 # docs/cli.md's option table says which commands take each option: the
 # same commands whose --help lists it ("trace" is both sub-commands; the
 # machine options, "all but trace" and "with --simulate", are left out).
-for c in topology audit pmu uncore iio top "trace dump" "trace report" options exporter calibrate snapshot help completion; do
+for c in topology audit pmu uncore iio top "trace dump" "trace report" options exporter fleet calibrate snapshot help completion; do
 	"$PCIESCOPE" $c --help | sed -n '/^Options:/,/^$/s/^  \(-., \)\{0,1\}\(--[a-z-]*\).*/\2/p' | sed "s/^/$c\t/"
 done >"$tmp/takes"
 "$PYTHON3" - "$top_srcdir/docs/cli.md" "$tmp/takes" >"$tmp/takes-check" <<'PY'
@@ -273,7 +280,7 @@ if [ -f /usr/share/bash-completion/bash_completion ]; then
 	}
 	check "completion: pciescope to<TAB> -> top topology" test "$(complete_words pciescope to)" = "top topology "
 	check "completion: pciescope <TAB> -> every command" \
-		test "$(complete_words pciescope "")" = "$(tr ' ' '\n' <<<"topology audit pmu uncore iio top trace options exporter calibrate snapshot help completion" | sort | tr '\n' ' ')"
+		test "$(complete_words pciescope "")" = "$(tr ' ' '\n' <<<"topology audit pmu uncore iio top trace options exporter fleet calibrate snapshot help completion" | sort | tr '\n' ' ')"
 	check "completion: trace <TAB> -> dump report" test "$(complete_words pciescope trace "")" = "dump report "
 	check "completion: trace report --ti<TAB> -> --time-mode" test "$(complete_words pciescope trace report --ti)" = "--time-mode "
 	check "completion: exporter --max-connections-<TAB>" test "$(complete_words pciescope exporter --max-connections-)" = "--max-connections-per-client "
@@ -286,7 +293,7 @@ if [ -f /usr/share/bash-completion/bash_completion ]; then
 	check "completion: an option's argument is not taken for the command" \
 		test "$(complete_words pciescope --simulate spr-2s top --no-s)" = "--no-scale-fix "
 	# Each command completes exactly the options its --help lists.
-	for c in topology audit pmu uncore iio top "trace dump" "trace report" options exporter calibrate snapshot help completion; do
+	for c in topology audit pmu uncore iio top "trace dump" "trace report" options exporter fleet calibrate snapshot help completion; do
 		from_help=$("$PCIESCOPE" $c --help | sed -n '/^Options:/,$s/^  \(-\(.\), \)\{0,1\}\(--[a-z-]*\).*/\3 -\2/p' |
 			tr ' ' '\n' | grep -v '^-$' | sort | tr '\n' ' ')
 		check "completion: $c -<TAB> offers the options of $c --help" test "$(complete_words pciescope $c -)" = "$from_help"

@@ -1,0 +1,76 @@
+#!/bin/bash
+# fleet.sh - `pciescope fleet` (issue 27 items 1 and 6), CI-sized: bad
+# options are refused with a clear message; then FLEET_HOSTS (50) simulated
+# hosts with a fault rate that plants every fault kind send for one whole
+# template cycle into a real VictoriaMetrics 1.79 started here on
+# 127.0.0.1; tests/integration/fleet_check.py reads it back: every host's
+# series equal `golden_stream --series-list` of its machine (instance
+# aside), the --truth faults show in the data and no other host shows
+# them, counters never go down, utilisation = bandwidth / capacity.
+# FLEET_SEED picks another fleet (default 27).
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/rw_lib.sh"
+FLEET="$top_builddir/cli/pciescope-fleet"
+GOLDEN="$top_builddir/tests/tools/golden_stream"
+[ -x "$FLEET" ] || skip_all "pciescope-fleet was not built (protobuf-c, snappy or libcurl missing at configure time)"
+[ -x "$GOLDEN" ] || skip_all "tests/tools/golden_stream was not built"
+[ -x "$VICTORIA_METRICS" ] || skip_all "victoria-metrics is not installed"
+export PCIESCOPE_MACHINE_DIR="$top_srcdir/sim/machines"
+hosts=${FLEET_HOSTS:-50}
+seed=${FLEET_SEED:-27}
+interval=2
+
+# ---- bad options: exit 3 and a message that names the option ----
+refuses() { # PATTERN ARGS...: exit status 3 and PATTERN on stderr
+	local pattern=$1 rc
+	shift
+	"$PCIESCOPE" fleet "$@" >"$rw_tmp/out" 2>"$rw_tmp/err"
+	rc=$?
+	[ $rc -eq 3 ] && grep -q -- "$pattern" "$rw_tmp/err" || {
+		echo "# rc $rc: $(cat "$rw_tmp/err")"
+		return 1
+	}
+}
+u=(--url http://127.0.0.1:1/api/v1/write)
+check "no --url: refused" refuses "are required" --hosts 5 --duration 10
+check "--hosts 0: refused" refuses "^pciescope fleet: --hosts 0: a number from 1" --hosts 0 --duration 10 "${u[@]}"
+check "--hosts 2.5: refused" refuses "--hosts 2.5" --hosts 2.5 --duration 10 "${u[@]}"
+check "--fault-rate 2: refused" refuses "--fault-rate 2: a number from 0 to 1" --hosts 5 --duration 10 --fault-rate 2 "${u[@]}"
+check "--interval 0: refused" refuses "--interval 0" --hosts 5 --duration 10 --interval 0 "${u[@]}"
+check "--url ftp://: refused" refuses "--url ftp://x: an http" --hosts 5 --duration 10 --url ftp://x
+check "--header without a colon: refused" refuses "--header X-Foo" --hosts 5 --duration 10 --header X-Foo "${u[@]}"
+check "--tenants without --tenant-path: refused" refuses "goes with --tenant-path" --hosts 5 --duration 10 --tenants 3 "${u[@]}"
+check "an unknown machine in --mix: refused" refuses "--mix nosuch" --hosts 5 --duration 10 --mix nosuch=1 "${u[@]}"
+check "--seed -1: refused" refuses "--seed -1" --hosts 5 --duration 10 --seed -1 "${u[@]}"
+
+# ---- the golden series lists ----
+for m in kunpeng930-2p spr-2s; do
+	"$GOLDEN" --series-list "$top_srcdir/sim/machines/$m.json" - 40 Detail=default >"$rw_tmp/$m.list"
+done
+
+# ---- a small fleet into VictoriaMetrics: one whole cycle (30 intervals) ----
+start_vm vm
+wait_http "$vm_url/health" 30 || { not_ok "VictoriaMetrics did not start"; done_testing; exit; }
+"$PCIESCOPE" fleet --hosts "$hosts" --duration $((32 * interval)) --interval $interval \
+	--seed "$seed" --fault-rate 0.12 --url "$vm_url/api/v1/write" --truth "$rw_tmp/truth.json" \
+	2>"$rw_tmp/fleet.err"
+rc=$?
+sed 's/^/# /' "$rw_tmp/fleet.err" | grep -v "t=[0-9]*s hosts" | tail -12
+check "the fleet ran and ended by itself with 0 samples dropped (exit 0)" [ $rc -eq 0 ]
+check "progress once per interval on stderr" [ "$(grep -c 'hosts sending' "$rw_tmp/fleet.err")" -ge 30 ]
+check "a summary with samples sent, dropped, retried and latency p50/p99" \
+	grep -q "summary: .*samples sent [1-9][0-9]*, dropped 0.*retried .*p50 .*p99" "$rw_tmp/fleet.err"
+check "--truth names every fault kind at a fault rate of 0.12" \
+	"$PYTHON3" -c 'import json,sys; t=json.load(open(sys.argv[1])); k=set(f["kind"] for f in t["faults"]); sys.exit(len(k) != 6 or t["seed"] != int(sys.argv[2]))' "$rw_tmp/truth.json" "$seed"
+curl -s "$vm_url/internal/force_flush" >/dev/null
+sleep 2
+"$PYTHON3" "$top_srcdir/tests/integration/fleet_check.py" "$vm_url" "$rw_tmp/truth.json" "$rw_tmp" \
+	"$((40 * interval))s" >"$rw_tmp/check.tap"
+while IFS= read -r line; do
+	case $line in
+	ok*) ok "${line#ok [0-9]* - }" ;;
+	"not ok"*) not_ok "${line#not ok [0-9]* - }" ;;
+	"#"*) echo "$line" ;;
+	esac
+done <"$rw_tmp/check.tap"
+done_testing

@@ -595,7 +595,9 @@ static const struct engine_option options[] = {
      .value_text = "`payload`, `header`, `header+payload`",
      .default_text = "`header+payload`",
      .help = "what the bandwidth counters add up (`len_mode`, Linux 6.2+; before 6.12 `header` "
-             "counts header+payload, a driver limitation)."},
+             "counts header+payload, a driver limitation). With `header` counted alone (6.12+) "
+             "no payload is known, so `capacity=\"effective\"` utilisation is not published "
+             "([metrics.md](metrics.md#utilisation-one-definition-for-every-vendor))."},
     {.name = "PMURetryInterval",
      .kind = ENGINE_OPT_NUMBER,
      .min = 1,

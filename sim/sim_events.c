@@ -110,7 +110,8 @@ double sim_events_next(const struct sim_machine *m, double t, bool pmus)
                 enum sim_event_kind k = m->events[i].kind;
                 double x;
 
-                if (pmus && k != SIM_EV_PMU_UNBIND && k != SIM_EV_PMU_BIND)
+                if (pmus && k != SIM_EV_PMU_UNBIND && k != SIM_EV_PMU_BIND &&
+                    k != SIM_EV_CPU_OFFLINE && k != SIM_EV_CPU_ONLINE)
                         continue;
                 x = next_after(&m->events[i], t);
 
@@ -302,6 +303,30 @@ bool sim_pmu_bound(const struct sim_machine *m, size_t core, double t, unsigned 
         if (generation)
                 *generation = binds > 1e9 ? 1000000000u : (unsigned int)binds;
         return bound;
+}
+
+bool sim_cpu_is_online(const struct sim_machine *m, unsigned int cpu, double t)
+{
+        size_t n = sim_events_count(m);
+        double best = -INFINITY;
+        bool online = true;
+
+        if (cpu >= m->cpus)
+                return false;
+        for (size_t i = 0; i < n; i++) {
+                const struct sim_event *e = &m->events[i];
+                double at;
+
+                if ((e->kind != SIM_EV_CPU_OFFLINE && e->kind != SIM_EV_CPU_ONLINE) ||
+                    e->cpu != cpu)
+                        continue;
+                at = last_at(e, t);
+                if (at == -INFINITY || at < best)
+                        continue;
+                best = at; /* a later entry wins a tie */
+                online = e->kind == SIM_EV_CPU_ONLINE;
+        }
+        return online;
 }
 
 int sim_pmu_find(const struct sim_machine *m, const char *name, size_t *core)

@@ -46,7 +46,8 @@ int sim_events_parse(struct sim_machine *m, struct json_object *events, const ch
 size_t sim_events_count(const struct sim_machine *m);
 
 /* When the next change after @t happens (INFINITY: none); with @pmus,
- * the next PMU bind or unbind. */
+ * the next change of a PMU directory: a bind, an unbind, or a CPU going
+ * offline or online (cpumasks move). */
 double sim_events_next(const struct sim_machine *m, double t, bool pmus);
 
 /* The occurrences of the log's events in (@t0, @t1], in time order (at
@@ -86,6 +87,12 @@ bool sim_device_has_events(const struct sim_machine *m, size_t dev);
  */
 bool sim_pmu_bound(const struct sim_machine *m, size_t core, double t, unsigned int *generation);
 
+/* Whether CPU @cpu is online @t seconds after start: no `cpu_offline` of
+ * it since its last `cpu_online` (a pure function of the log, so a PMU
+ * model's event_init can refuse an offline CPU as perf_event_open() does:
+ * -ENODEV). */
+bool sim_cpu_is_online(const struct sim_machine *m, unsigned int cpu, double t);
+
 /* ---- run-time changes of a running simulation (sim.h) ---- */
 
 /*
@@ -115,6 +122,16 @@ int sim_ptt_find(const struct sim_machine *m, const char *name, size_t *core);
 /* The core index of hisi_pcie PMU @name. 0 or -ENODEV. */
 int sim_pmu_find(const struct sim_machine *m, const char *name, size_t *core);
 int sim_pmu_bind(struct sim *s, const char *pmu);
+
+/*
+ * sim_cpu_down / sim_cpu_up - CPU @cpu goes offline (online) now, as
+ * `cpu_offline` (`cpu_online`) does: every PMU whose cpumask holds it moves
+ * to another CPU of its die (hisi_pcie, hisi_ptt, Intel IIO), open events
+ * count on, opening on it fails with -ENODEV. 0, -ENODEV (no such CPU),
+ * -ENOSPC.
+ */
+int sim_cpu_down(struct sim *s, unsigned int cpu);
+int sim_cpu_up(struct sim *s, unsigned int cpu);
 
 /* Appends @e to @m's log (thread-safe against readers). 0 or -ENOSPC. */
 int sim_events_append(struct sim_machine *m, const struct sim_event *e);

@@ -1038,6 +1038,19 @@ void sim_ptt_advance(struct sim_ptt *p)
 
 /* ---- start / stop ---- */
 
+/* Whether @cpu is on the die of @home (the device's cpumask CPU at boot):
+ * hisi_ptt_pmu_add() traces only from a CPU of the device's node, and
+ * after a CPU offline the cpumask names another CPU of it. Without the
+ * die's CPU list, only @home itself. */
+static bool same_die(const struct sim_machine *m, int cpu, int home)
+{
+        if (cpu == home)
+                return true;
+        if (cpu < 0 || home < 0 || (unsigned int)cpu >= m->cpus || (unsigned int)home >= m->cpus)
+                return false;
+        return m->cpu_sicl[cpu] && m->cpu_sicl[cpu] == m->cpu_sicl[home];
+}
+
 /* ENABLE: the driver's start. It needs the AUX area and room for a buffer
  * (the model's reading of perf_aux_output_begin); otherwise no trace runs,
  * silently. */
@@ -1048,7 +1061,7 @@ static void trace_start(struct sim_ptt *p, struct ptt_dev *d, size_t ci)
         d->running = false;
         if (!d->pg || !d->aux || !d->chunk)
                 return;
-        if (d->cpu != p->m->cores[ci].cpu)
+        if (!same_die(p->m, d->cpu, p->m->cores[ci].cpu))
                 return; /* a CPU off the device's node: add() does nothing */
         d->heap_n = 0;
         d->have_prev = false;
@@ -1142,6 +1155,8 @@ static int ptt_event_init(struct sim_pmu_core *c, const struct perf_event_attr *
                 return -EINVAL;
         if (cpu < 0 || pid != -1)
                 return -EOPNOTSUPP;
+        if (!sim_cpu_is_online(p->m, (unsigned int)cpu, now_s(p)))
+                return -ENODEV; /* perf_event_open(): the CPU is offline */
         *slot = ci;
         e->config = attr->config;
         e->cpu = cpu;

@@ -83,6 +83,12 @@ int sim_sysfs_pmu_remove(const struct sim_machine *m, const char *root, size_t c
  * changes at run time (`cpumask`, the online CPUs). 0 or the errno. */
 int sim_sysfs_put(const char *root, const char *dir, const char *name, const char *text);
 
+/* sim_sysfs_iio_cpumasks - rewrite the cpumask of every Intel IIO PMU
+ * (uncore_iio_free_running_<box>, uncore_iio_<box>) in the tree: for each
+ * socket with the box, the CPU @socket_cpu[socket] (< 0: none online, left
+ * out), as uncore_change_context() moves it when a CPU goes offline. */
+int sim_sysfs_iio_cpumasks(const struct sim_machine *m, const char *root, const int *socket_cpu);
+
 /* The `config` image of one device (4096 bytes): header, PCI Express
  * capability (type, MPSS, MPS, MRRS, link capabilities/status/LNKCAP2) and
  * an AER extended capability when the device has AER. Pure. */

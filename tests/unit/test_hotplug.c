@@ -26,6 +26,8 @@
 #include "hw_env.h"
 #include "sim.h"
 #include "sim_events.h"
+#include "sim_hisi_ptt.h"
+#include "sim_intel_iio.h"
 #include "support.h"
 #include <linux/perf_event.h>
 
@@ -272,11 +274,90 @@ static void test_cpu_offline_moves_cpumask(void **state)
         SYSFS_IS("bus/event_source/devices/hisi_pcie0_core2/cpumask", "1\n");
         SYSFS_IS("bus/event_source/devices/hisi_pcie1_core1/cpumask", "64\n");
         SYSFS_IS("devices/system/cpu/online", "1-127\n");
+        /* The PTT devices on CPU 0 move with them (hisi_ptt_cpu_teardown()),
+         * those of the other socket stay. */
+        SYSFS_IS("bus/event_source/devices/hisi_ptt0_0/cpumask", "1\n");
+        SYSFS_IS("bus/event_source/devices/hisi_ptt0_2/cpumask", "1\n");
+        SYSFS_IS("bus/event_source/devices/hisi_ptt1_0/cpumask", "64\n");
+        {
+                /* perf_event_open() on the offline CPU: -ENODEV; on the
+                 * CPU the cpumask names now: opens. */
+                const struct perf_ops *ops = env.perf;
+                struct perf_event_attr a = {
+                    .size = sizeof(a), .type = SIM_PMU_TYPE_BASE, .config = 0x0104, .config2 = 1};
+                struct perf_event_attr t = {.size = sizeof(t),
+                                            .type = SIM_PTT_TYPE_BASE,
+                                            .config = 0x1080001,
+                                            .disabled = 1};
+                int fd;
+
+                assert_int_equal(ops->open(ops->ctx, &a, -1, 0, -1, 0), -ENODEV);
+                assert_int_equal(ops->open(ops->ctx, &t, -1, 0, -1, 0), -ENODEV);
+                fd = ops->open(ops->ctx, &a, -1, 1, -1, 0);
+                assert_true(fd >= 0);
+                assert_int_equal(ops->close(ops->ctx, fd), 0);
+                fd = ops->open(ops->ctx, &t, -1, 1, -1, 0);
+                assert_true(fd >= 0);
+                assert_int_equal(ops->close(ops->ctx, fd), 0);
+        }
         fake_now = 23;
         assert_int_equal(sim_refresh(s), 0);
         SYSFS_IS("devices/system/cpu/online", "0-127\n");
         /* hisi_pcie_pmu_online_cpu() takes a CPU only for a PMU without one. */
         SYSFS_IS("bus/event_source/devices/hisi_pcie0_core0/cpumask", "1\n");
+        SYSFS_IS("bus/event_source/devices/hisi_ptt0_0/cpumask", "1\n");
+#undef SYSFS_IS
+        sim_close(s);
+}
+
+/* An Intel IIO PMU counts for each socket on one CPU of it (its cpumask
+ * "0,56" on spr-2s): CPU 0 going offline moves socket 0's to CPU 1
+ * (uncore_event_cpu_offline()), an event open on it counts on (migrated),
+ * a new open on CPU 0 fails; back online, CPU 0 takes nothing. */
+static void test_cpu_offline_moves_iio_cpumask(void **state)
+{
+        struct sim *s = open_sim(MACHINES "/spr-2s.json");
+        struct hw_env env = {0};
+        const struct perf_ops *ops;
+        /* bw_in_port0 of the free-running PMU of box 2 */
+        struct perf_event_attr a = {
+            .size = sizeof(a), .type = SIM_IIO_TYPE_BASE + 2, .config = 0x20ff};
+        uint64_t v1 = 0, v2 = 0, v3 = 0;
+        char text[64];
+        int fd, fd2;
+
+#define SYSFS_IS(path, want)                                                                       \
+        do {                                                                                       \
+                memset(text, 0, sizeof(text));                                                     \
+                assert_true(hw_read_file(&env, HW_SYSFS, text, sizeof(text), path) > 0);           \
+                assert_string_equal(text, want);                                                   \
+        } while (0)
+        (void)state;
+        assert_int_equal(sim_env(s, &env), 0);
+        ops = env.perf;
+        SYSFS_IS("bus/event_source/devices/uncore_iio_free_running_2/cpumask", "0,56\n");
+        fd = ops->open(ops->ctx, &a, -1, 0, -1, 0);
+        assert_true(fd >= 0);
+        fake_now = 1;
+        assert_int_equal(ops->read(ops->ctx, fd, &v1, sizeof(v1)), (ssize_t)sizeof(v1));
+        assert_int_equal(sim_cpu_down(s, 0), 0);
+        SYSFS_IS("bus/event_source/devices/uncore_iio_free_running_2/cpumask", "1,56\n");
+        SYSFS_IS("bus/event_source/devices/uncore_iio_2/cpumask", "1,56\n");
+        SYSFS_IS("devices/system/cpu/online", "1-111\n");
+        fake_now = 2;
+        assert_int_equal(ops->read(ops->ctx, fd, &v2, sizeof(v2)), (ssize_t)sizeof(v2));
+        assert_true(v2 > v1); /* migrated: counts on */
+        assert_int_equal(ops->open(ops->ctx, &a, -1, 0, -1, 0), -ENODEV);
+        fd2 = ops->open(ops->ctx, &a, -1, 1, -1, 0);
+        assert_true(fd2 >= 0);
+        assert_int_equal(sim_cpu_up(s, 0), 0);
+        SYSFS_IS("bus/event_source/devices/uncore_iio_free_running_2/cpumask", "1,56\n");
+        fake_now = 3;
+        assert_int_equal(ops->read(ops->ctx, fd, &v3, sizeof(v3)), (ssize_t)sizeof(v3));
+        assert_true(v3 > v2);
+        assert_int_equal(ops->close(ops->ctx, fd), 0);
+        assert_int_equal(ops->close(ops->ctx, fd2), 0);
+        assert_int_equal(sim_cpu_down(s, 112), -ENODEV);
 #undef SYSFS_IS
         sim_close(s);
 }
@@ -383,6 +464,7 @@ struct seen {
         bool pmu_device;       /* a PMU's per-endpoint series of the subtree */
         bool unbound_pmu;      /* a series of hisi_pcie1_core0 */
         double ptt_tlps;       /* TLPs of the subtree PTT windows counted so far */
+        double ptt_cx7;        /* ... of 01:00.0, traced by hisi_ptt0_0 (on CPU 0 at start) */
         size_t hisi_sets, negative, above_one;
         char bad[256];
 };
@@ -408,6 +490,8 @@ static void sink(void *ctx, const struct engine_unit *unit, const struct sample_
                 for (size_t k = 0; req && k < SUBTREE; k++)
                         if (!strcmp(req, subtree[k]))
                                 s->ptt_tlps += v;
+                if (req && !strcmp(req, "0000:01:00.0"))
+                        s->ptt_cx7 += v;
 
                 for (size_t k = 0; bdf && k < SUBTREE; k++)
                         s->bdf[k] |= !strcmp(bdf, subtree[k]);
@@ -462,6 +546,7 @@ static void test_engine_follows_the_changes(void **state)
         hisi_units = engine_unit_count(e, ENGINE_SOURCE_HISI_PCIE, NULL);
         assert_int_equal(hisi_units, 6);
         double ptt_last = 0, ptt_before = 0, ptt_after = 0;
+        double cx7_at_13 = -1, sicl0_ptt_offline = 0;
 
         for (int t = 1; t <= 35; t++) {
                 struct seen seen = {0};
@@ -507,6 +592,12 @@ static void test_engine_follows_the_changes(void **state)
                         ptt_after += seen.ptt_tlps - ptt_last;
                 if (seen.ptt_tlps > 0)
                         ptt_last = seen.ptt_tlps;
+                /* CPU 0 is offline from 12 s to 22 s: SICL 0's PTT windows
+                 * go on (on CPU 1). */
+                if (t == 13)
+                        cx7_at_13 = seen.ptt_cx7;
+                if (t == 21)
+                        sicl0_ptt_offline = seen.ptt_cx7 - cx7_at_13;
         }
         assert_true(ptt_before > 0);
         assert_true(ptt_after > 0);
@@ -534,7 +625,21 @@ static void test_engine_follows_the_changes(void **state)
                     core);
                 assert_int_equal(count(log_text, moved), 1);
         }
-        assert_int_equal(count(log_text, "cpumask moved"), 3);
+        /* ... and so do the PTT devices of SICL 0: their windows open on
+         * CPU 1 from then on (perf_event_open() on CPU 0 fails), logged
+         * once each, no failed window. */
+        for (int core = 0; core < 3; core++) {
+                char moved[128];
+
+                snprintf(moved, sizeof(moved),
+                         "hisi_ptt0_%d: cpumask moved from CPU 0 to CPU 1 (a CPU went offline); "
+                         "trace windows open there",
+                         core);
+                assert_int_equal(count(log_text, moved), 1);
+        }
+        assert_int_equal(count(log_text, "cpumask moved"), 6);
+        assert_int_equal(count(log_text, "trace window failed"), 0);
+        assert_true(sicl0_ptt_offline > 0);
         /* The PTT driver stopped hisi_ptt0_0's trace at 16.1 s: that window
          * ended on time, logged once, and the next ones are whole. */
         assert_int_equal(count(log_text, "hisi_ptt0_0: the driver stopped the trace before the "
@@ -555,6 +660,7 @@ int main(void)
             cmocka_unit_test(test_runtime_remove_and_add),
             cmocka_unit_test(test_pmu_unbind_and_bind),
             cmocka_unit_test(test_cpu_offline_moves_cpumask),
+            cmocka_unit_test(test_cpu_offline_moves_iio_cpumask),
             cmocka_unit_test(test_loader),
             cmocka_unit_test(test_engine_follows_the_changes),
         };

@@ -58,6 +58,7 @@ struct sim {
         /* per core: the binding of its PMU whose directory the tree shows
          * (PMU_NOT_SHOWN: none, unbound) */
         unsigned int pmu_shown[SIM_MAX_CORES];
+        unsigned int ptt_shown[SIM_MAX_CORES]; /* the same for each core's PTT device */
         /* CPUs going offline and online (sim_events.h), replayed up to
          * cpu_done: which are offline, and each PMU's cpumask CPU (-1:
          * none online) as the drivers' CPU hotplug callbacks move it. */
@@ -233,7 +234,7 @@ static int route_open(void *ctx, struct perf_event_attr *attr, pid_t pid, int cp
                  attr->type < SIM_IIO_TYPE_BASE + 0x100)
                 o = sim_iio_ops(s->iio);
         else if (s->ptt && attr->type >= SIM_PTT_TYPE_BASE &&
-                 attr->type - SIM_PTT_TYPE_BASE < SIM_MAX_CORES)
+                 attr->type - SIM_PTT_TYPE_BASE < SIM_MAX_CORES * SIM_PMU_GENERATIONS)
                 o = sim_ptt_ops(s->ptt);
         if (!o)
                 return -ENOENT;
@@ -317,8 +318,10 @@ int sim_open(const char *name_or_path, const struct sim_opts *opts, struct sim *
         ret = sim_machine_load(path, &s->machine, errbuf, errlen);
         if (ret)
                 goto fail;
-        for (size_t i = 0; i < SIM_MAX_CORES; i++)
+        for (size_t i = 0; i < SIM_MAX_CORES; i++) {
                 s->pmu_shown[i] = 0; /* sim_sysfs_write: the first binding */
+                s->ptt_shown[i] = 0;
+        }
         s->cpu_done = -1;
         if (opts->kernel && sim_kernel_parse(opts->kernel, &s->machine->kernel)) {
                 snprintf(errbuf, errlen, "unknown kernel version \"%s\" (%s)", opts->kernel,
@@ -800,6 +803,27 @@ static int refresh_pmus(struct sim *s, double elapsed)
                 if (!ret)
                         s->pmu_shown[i] = want;
         }
+        for (size_t i = 0; i < m->core_count && !ret; i++) {
+                unsigned int generation, want;
+                char name[64];
+
+                if (m->cores[i].ptt_function == SIM_NONE || !s->ptt)
+                        continue;
+                want = sim_pmu_kind_bound(m, SIM_PMUK_HISI_PTT, i, elapsed, &generation)
+                           ? generation
+                           : PMU_NOT_SHOWN;
+                if (want == s->ptt_shown[i])
+                        continue;
+                sim_ptt_name(m, i, name, sizeof(name));
+                ret = sim_sysfs_pmu_dir_remove(s->root, name);
+                if (!ret && want != PMU_NOT_SHOWN)
+                        ret =
+                            sim_ptt_sysfs_write_one(m, s->root, i, sim_ptt_type_of(i, generation));
+                if (!ret && want != PMU_NOT_SHOWN && s->cpu_off && s->pmu_cpu[i] != m->cores[i].cpu)
+                        ret = write_cpumask_of(s, i, true);
+                if (!ret)
+                        s->ptt_shown[i] = want;
+        }
         return ret;
 }
 
@@ -902,7 +926,7 @@ static int pmu_event(struct sim *s, const char *pmu, enum sim_event_kind kind)
         double now = sim_pmu_now(s->pmu);
         int ret;
 
-        if (!pmu || sim_pmu_find(s->machine, pmu, &e.core))
+        if (!pmu || sim_pmu_any_find(s->machine, pmu, &e.pmu, &e.core))
                 return -ENODEV;
         e.at_s = now >= 0 ? now : 0;
         ret = sim_events_append(s->machine, &e);

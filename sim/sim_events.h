@@ -86,6 +86,14 @@ bool sim_device_has_events(const struct sim_machine *m, size_t dev);
  * sim_pmu_type_of()).
  */
 bool sim_pmu_bound(const struct sim_machine *m, size_t core, double t, unsigned int *generation);
+/* The same for any PMU a `pmu_unbind` can name: @kind, and @index (core
+ * index, or the IIO box id). */
+bool sim_pmu_kind_bound(const struct sim_machine *m, enum sim_pmu_kind kind, size_t index, double t,
+                        unsigned int *generation);
+/* The PMU named @name, of any kind: "hisi_pcie<s>_core<c>",
+ * "hisi_ptt<s>_<c>" or "uncore_iio_free_running_<box>". 0 or -ENODEV. */
+int sim_pmu_any_find(const struct sim_machine *m, const char *name, enum sim_pmu_kind *kind,
+                     size_t *index);
 
 /* Whether CPU @cpu is online @t seconds after start: no `cpu_offline` of
  * it since its last `cpu_online` (a pure function of the log, so a PMU
@@ -108,8 +116,9 @@ int sim_device_remove(struct sim *s, const char *bdf);
 int sim_device_add(struct sim *s, const char *bdf);
 
 /*
- * sim_pmu_unbind - the hisi_pcie PMU @pmu ("hisi_pcie<sicl>_core<core>")
- * loses its driver now: perf_pmu_unregister() takes its directory under
+ * sim_pmu_unbind - the PMU @pmu ("hisi_pcie<sicl>_core<core>",
+ * "hisi_ptt<sicl>_<core>" or "uncore_iio_free_running_<box>") loses its
+ * driver now: perf_pmu_unregister() takes its directory under
  * bus/event_source/devices away and revokes its open events (read()
  * returns 0 bytes, ioctl() -ENODEV, as since Linux 6.15); its perf type
  * opens nothing (-ENOENT). sim_pmu_bind - bound again: a fresh directory

@@ -1142,6 +1142,17 @@ int sim_sysfs_iio_cpumasks(const struct sim_machine *m, const char *root, const 
         return r;
 }
 
+int sim_sysfs_pmu_dir_remove(const char *root, const char *name)
+{
+        char dir[PATH_MAX];
+
+        if (!root || !name || !*name || strchr(name, '/'))
+                return -EINVAL;
+        if (join(dir, sizeof(dir), "%s/sys/bus/event_source/devices/%s", root, name))
+                return -ENAMETOOLONG;
+        return remove_dir(dir);
+}
+
 int sim_sysfs_pmu_remove(const struct sim_machine *m, const char *root, size_t core)
 {
         char name[64], dir[PATH_MAX];

@@ -78,6 +78,9 @@ int sim_sysfs_device_remove(const struct sim_machine *m, const char *root, size_
  * again), or removed (unbound). 0, -EINVAL or the errno. */
 int sim_sysfs_pmu_write(const struct sim_machine *m, const char *root, size_t core, uint32_t type);
 int sim_sysfs_pmu_remove(const struct sim_machine *m, const char *root, size_t core);
+/* The directory of PMU @name under bus/event_source/devices goes (its
+ * driver was unbound). 0 also when it was not there. */
+int sim_sysfs_pmu_dir_remove(const char *root, const char *name);
 
 /* Replaces @root/@dir/@name by @text atomically (write + rename): what
  * changes at run time (`cpumask`, the online CPUs). 0 or the errno. */

@@ -82,7 +82,7 @@ static void test_schedule_removes_and_adds_a_subtree(void **state)
         struct sim_truth before, during, after;
 
         (void)state;
-        assert_int_equal(m->schedule_count, 9);
+        assert_int_equal(m->schedule_count, 11);
         for (double t = 0; t <= 70; t += 0.5) {
                 /* Removed at 10 s, back at 20 s, every 30 s. */
                 double phase = fmod(t, 30);
@@ -248,6 +248,49 @@ static void test_pmu_unbind_and_bind(void **state)
         sim_close(s);
 }
 
+/* The same for a PTT device: the directory goes, the old type opens
+ * nothing, a trace in progress stops as the driver's stop does (its buffer
+ * handed over TRUNCATED); bound again, a fresh directory with a new type. */
+static void test_ptt_unbind_and_bind(void **state)
+{
+        struct sim *s = open_sim(MACHINES "/kunpeng930-2p.json");
+        struct perf_event_attr a = {
+            .size = sizeof(a), .type = SIM_PTT_TYPE_BASE, .config = 0x1080001, .disabled = 1};
+        const struct perf_ops *ops;
+        struct hw_env env = {0};
+        char text[64];
+        int fd;
+
+        (void)state;
+        assert_int_equal(sim_env(s, &env), 0);
+        ops = env.perf;
+        fake_now = 1;
+        assert_int_equal(sim_pmu_unbind(s, "hisi_ptt0_0"), 0);
+        assert_int_equal(hw_read_file(&env, HW_SYSFS, text, sizeof(text),
+                                      "bus/event_source/devices/hisi_ptt0_0/type"),
+                         -ENOENT);
+        assert_true(hw_read_file(&env, HW_SYSFS, text, sizeof(text),
+                                 "bus/event_source/devices/hisi_ptt0_1/type") > 0);
+        assert_true(hw_read_file(&env, HW_SYSFS, text, sizeof(text),
+                                 "bus/event_source/devices/hisi_pcie0_core0/type") > 0);
+        assert_int_equal(ops->open(ops->ctx, &a, -1, 0, -1, 0), -ENOENT);
+        fake_now = 2;
+        assert_int_equal(sim_pmu_bind(s, "hisi_ptt0_0"), 0);
+        memset(text, 0, sizeof(text));
+        assert_true(hw_read_file(&env, HW_SYSFS, text, sizeof(text),
+                                 "bus/event_source/devices/hisi_ptt0_0/type") > 0);
+        assert_int_equal(strtoul(text, NULL, 10), SIM_PTT_TYPE_BASE + SIM_MAX_CORES);
+        assert_true(hw_read_file(&env, HW_SYSFS, text, sizeof(text),
+                                 "bus/event_source/devices/hisi_ptt0_0/tune/qos_tx_cpl") > 0);
+        assert_int_equal(ops->open(ops->ctx, &a, -1, 0, -1, 0), -ENOENT); /* the old type */
+        a.type = SIM_PTT_TYPE_BASE + SIM_MAX_CORES;
+        fd = ops->open(ops->ctx, &a, -1, 0, -1, 0);
+        assert_true(fd >= 0);
+        assert_int_equal(ops->close(ops->ctx, fd), 0);
+        assert_int_equal(sim_pmu_unbind(s, "hisi_ptt9_9"), -ENODEV);
+        sim_close(s);
+}
+
 /* CPU 0 goes offline at 12 s and back at 22 s: the PMUs on it move their
  * cpumask to another CPU of their die and stay there. */
 static void test_cpu_offline_moves_cpumask(void **state)
@@ -406,6 +449,13 @@ static const struct load_case load_cases[] = {
     {"[{\"at_s\": 1, \"kind\": \"pmu_bind\", \"pmu\": \"hisi_pcie0_core1\"}]",
      "events[0].pmu: no PMU \"hisi_pcie0_core1\" on this machine"},
     {"[{\"at_s\": 1, \"kind\": \"pmu_bind\"}]", "events[0].pmu: missing"},
+    {"[{\"at_s\": 1, \"kind\": \"pmu_unbind\", \"pmu\": \"uncore_iio_free_running_2\"}]",
+     "events[0].pmu: no PMU \"uncore_iio_free_running_2\" on this machine (the hisi_pcie PMU of "
+     "SICL s, core c is hisi_pcie<s>_core<c>, its PTT device hisi_ptt<s>_<c>; an Intel IIO "
+     "stack's is uncore_iio_free_running_<box>)"},
+    {"[{\"at_s\": 1, \"kind\": \"pmu_unbind\", \"pmu\": \"hisi_ptt0_1\"}]",
+     "events[0].pmu: no PMU \"hisi_ptt0_1\""},
+    {"[{\"at_s\": 1, \"kind\": \"pmu_unbind\", \"pmu\": 3}]", "events[0].pmu: expected a string"},
     {"[{\"at_s\": 1, \"kind\": \"pmu_bind\", \"bdf\": \"01:00.0\"}]",
      "events[0].bdf: a \"pmu_bind\" event takes \"pmu\", not \"bdf\""},
     {"[{\"at_s\": 1, \"kind\": \"cpu_offline\", \"cpu\": 1}]", NULL},
@@ -465,6 +515,7 @@ struct seen {
         bool unbound_pmu;      /* a series of hisi_pcie1_core0 */
         double ptt_tlps;       /* TLPs of the subtree PTT windows counted so far */
         double ptt_cx7;        /* ... of 01:00.0, traced by hisi_ptt0_0 (on CPU 0 at start) */
+        double ptt_nvme7;      /* ... of 82:00.0, traced by hisi_ptt1_1 (unbound 26.1-29 s) */
         size_t hisi_sets, negative, above_one;
         char bad[256];
 };
@@ -492,6 +543,8 @@ static void sink(void *ctx, const struct engine_unit *unit, const struct sample_
                                 s->ptt_tlps += v;
                 if (req && !strcmp(req, "0000:01:00.0"))
                         s->ptt_cx7 += v;
+                if (req && !strcmp(req, "0000:82:00.0"))
+                        s->ptt_nvme7 += v;
 
                 for (size_t k = 0; bdf && k < SUBTREE; k++)
                         s->bdf[k] |= !strcmp(bdf, subtree[k]);
@@ -547,6 +600,7 @@ static void test_engine_follows_the_changes(void **state)
         assert_int_equal(hisi_units, 6);
         double ptt_last = 0, ptt_before = 0, ptt_after = 0;
         double cx7_at_13 = -1, sicl0_ptt_offline = 0;
+        double nvme7_at_27 = -1, nvme7_unbound = -1, nvme7_back = 0;
 
         for (int t = 1; t <= 35; t++) {
                 struct seen seen = {0};
@@ -598,6 +652,14 @@ static void test_engine_follows_the_changes(void **state)
                         cx7_at_13 = seen.ptt_cx7;
                 if (t == 21)
                         sicl0_ptt_offline = seen.ptt_cx7 - cx7_at_13;
+                /* hisi_ptt1_1 is unbound from 26.1 s to 29 s: no window
+                 * traces between 27 s and 29 s; its windows come back. */
+                if (t == 27)
+                        nvme7_at_27 = seen.ptt_nvme7;
+                if (t == 29)
+                        nvme7_unbound = seen.ptt_nvme7 - nvme7_at_27;
+                if (t == 35)
+                        nvme7_back = seen.ptt_nvme7 - nvme7_at_27 - nvme7_unbound;
         }
         assert_true(ptt_before > 0);
         assert_true(ptt_after > 0);
@@ -640,6 +702,15 @@ static void test_engine_follows_the_changes(void **state)
         assert_int_equal(count(log_text, "cpumask moved"), 6);
         assert_int_equal(count(log_text, "trace window failed"), 0);
         assert_true(sicl0_ptt_offline > 0);
+        /* The PTT device hisi_ptt1_1 lost its driver at 26.1 s and got it
+         * back at 29 s with a new perf type: logged once each way, no
+         * window while it was gone, windows again after. */
+        assert_int_equal(count(log_text, "hisi_ptt1_1: PTT device gone (its driver was unbound)"),
+                         1);
+        assert_int_equal(count(log_text, "hisi_ptt1_1: PTT device back (perf type 31300)"), 1);
+        assert_int_equal(count(log_text, "PTT device gone"), 1);
+        assert_true(nvme7_unbound == 0);
+        assert_true(nvme7_back > 0);
         /* The PTT driver stopped hisi_ptt0_0's trace at 16.1 s: that window
          * ended on time, logged once, and the next ones are whole. */
         assert_int_equal(count(log_text, "hisi_ptt0_0: the driver stopped the trace before the "
@@ -659,6 +730,7 @@ int main(void)
             cmocka_unit_test(test_aer_of_a_new_pci_dev),
             cmocka_unit_test(test_runtime_remove_and_add),
             cmocka_unit_test(test_pmu_unbind_and_bind),
+            cmocka_unit_test(test_ptt_unbind_and_bind),
             cmocka_unit_test(test_cpu_offline_moves_cpumask),
             cmocka_unit_test(test_cpu_offline_moves_iio_cpumask),
             cmocka_unit_test(test_loader),

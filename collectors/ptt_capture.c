@@ -758,17 +758,26 @@ static int start_window(struct ptt_capture *c, double now)
         c->window_stopped = false;
         c->truncated_at_start = c->st.truncated;
         ret = open_and_map(c);
-        /* The CPU went offline between reading the cpumask and the open:
-         * it has moved by now. */
-        if (ret == -ENODEV && c->fd < 0 && !follow_device(c))
-                ret = open_and_map(c);
+        /* The CPU went offline (-ENODEV) or the driver was unbound
+         * (-ENOENT) between reading the device and the open: read it again;
+         * moved, the open is tried once more; gone, that is logged once and
+         * the window is skipped, not an error. */
+        if ((ret == -ENODEV || ret == -ENOENT) && c->fd < 0) {
+                int again = follow_device(c);
+
+                if (!again)
+                        ret = open_and_map(c);
+                else if (again == -ENOENT)
+                        ret = again;
+        }
         if (!ret)
                 ret = ops->ioctl(ops->ctx, c->fd, PERF_EVENT_IOC_ENABLE, 0);
         if (ret) {
                 unmap_close(c);
                 ptt_summary_window_end(c->sum);
                 c->st.last_error = -ret;
-                log_open_error(c, ret);
+                if (!(ret == -ENOENT && c->gone_logged))
+                        log_open_error(c, ret);
                 finish_window(c, ret == -EBUSY ? PTT_WINDOW_BUSY : PTT_WINDOW_ERROR, now);
                 return ret == -EBUSY ? 0 : ret;
         }

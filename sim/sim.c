@@ -928,6 +928,8 @@ static int pmu_event(struct sim *s, const char *pmu, enum sim_event_kind kind)
 
         if (!pmu || sim_pmu_any_find(s->machine, pmu, &e.pmu, &e.core))
                 return -ENODEV;
+        if (e.pmu == SIM_PMUK_IIO)
+                return -EOPNOTSUPP; /* not simulated yet (sim_events.h) */
         e.at_s = now >= 0 ? now : 0;
         ret = sim_events_append(s->machine, &e);
         return ret ? ret : sim_refresh(s);

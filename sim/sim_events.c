@@ -609,6 +609,11 @@ static int parse_event(struct parse *p, json_object *o, const char *path, struct
                                     "hisi_ptt<s>_<c>; an Intel IIO stack's is "
                                     "uncore_iio_free_running_<box>)",
                                     text);
+                if (e->pmu == SIM_PMUK_IIO)
+                        return fail(p, kpath,
+                                    "\"%s\": unbinding an Intel IIO PMU is not simulated yet "
+                                    "(hisi_pcie PMUs and PTT devices are)",
+                                    text);
                 return 0;
         }
         r = get_text(p, o, path, "bdf", text, sizeof(text));

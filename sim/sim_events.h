@@ -122,7 +122,8 @@ int sim_device_add(struct sim *s, const char *bdf);
  * bus/event_source/devices away and revokes its open events (read()
  * returns 0 bytes, ioctl() -ENODEV, as since Linux 6.15); its perf type
  * opens nothing (-ENOENT). sim_pmu_bind - bound again: a fresh directory
- * with a new perf type. 0, -ENODEV (no such PMU), -ENOSPC.
+ * with a new perf type. 0, -ENODEV (no such PMU), -EOPNOTSUPP (an Intel
+ * IIO PMU: not simulated yet), -ENOSPC.
  */
 int sim_pmu_unbind(struct sim *s, const char *pmu);
 /* The core index of PTT device @name ("hisi_ptt<sicl>_<core>"). 0 or

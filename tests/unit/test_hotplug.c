@@ -82,7 +82,7 @@ static void test_schedule_removes_and_adds_a_subtree(void **state)
         struct sim_truth before, during, after;
 
         (void)state;
-        assert_int_equal(m->schedule_count, 11);
+        assert_int_equal(m->schedule_count, 13);
         for (double t = 0; t <= 70; t += 0.5) {
                 /* Removed at 10 s, back at 20 s, every 30 s. */
                 double phase = fmod(t, 30);
@@ -401,6 +401,8 @@ static void test_cpu_offline_moves_iio_cpumask(void **state)
         assert_int_equal(ops->close(ops->ctx, fd), 0);
         assert_int_equal(ops->close(ops->ctx, fd2), 0);
         assert_int_equal(sim_cpu_down(s, 112), -ENODEV);
+        /* Unbinding an IIO PMU is not simulated yet: refused, not ignored. */
+        assert_int_equal(sim_pmu_unbind(s, "uncore_iio_free_running_2"), -EOPNOTSUPP);
 #undef SYSFS_IS
         sim_close(s);
 }
@@ -504,6 +506,40 @@ static void test_loader(void **state)
         assert_int_equal(sim_machine_parse(big, "t.json", &m, err, sizeof(err)), -EINVAL);
         assert_non_null(strstr(err, "events: 65 events, at most 64"));
         free(big);
+}
+
+/* On an Intel machine the loader knows the IIO PMUs by name, and says
+ * plainly that unbinding one is not simulated yet. */
+static void test_loader_iio(void **state)
+{
+        static const char events[] = "\"events\": [{\"at_s\": 1, \"kind\": \"pmu_unbind\", "
+                                     "\"pmu\": \"uncore_iio_free_running_2\"}], ";
+        char err[512] = "", *text, *json, *at;
+        struct sim_machine *m = NULL;
+        FILE *f = fopen(MACHINES "/spr-2s.json", "r");
+        long len;
+
+        (void)state;
+        assert_non_null(f);
+        assert_int_equal(fseek(f, 0, SEEK_END), 0);
+        len = ftell(f);
+        assert_true(len > 0);
+        rewind(f);
+        text = calloc(1, (size_t)len + 1);
+        json = calloc(1, (size_t)len + sizeof(events));
+        assert_non_null(text);
+        assert_non_null(json);
+        assert_int_equal(fread(text, 1, (size_t)len, f), (size_t)len);
+        fclose(f);
+        at = strstr(text, "\"machine\":");
+        assert_non_null(at);
+        snprintf(json, (size_t)len + sizeof(events), "%.*s%s%s", (int)(at - text), text, events,
+                 at);
+        assert_int_equal(sim_machine_parse(json, "spr.json", &m, err, sizeof(err)), -EINVAL);
+        assert_non_null(strstr(err, "spr.json: events[0].pmu: \"uncore_iio_free_running_2\": "
+                                    "unbinding an Intel IIO PMU is not simulated yet"));
+        free(text);
+        free(json);
 }
 
 /* ---- the engine ---- */
@@ -734,6 +770,7 @@ int main(void)
             cmocka_unit_test(test_cpu_offline_moves_cpumask),
             cmocka_unit_test(test_cpu_offline_moves_iio_cpumask),
             cmocka_unit_test(test_loader),
+            cmocka_unit_test(test_loader_iio),
             cmocka_unit_test(test_engine_follows_the_changes),
         };
 

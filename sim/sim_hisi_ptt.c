@@ -1184,8 +1184,11 @@ static int ptt_event_init(struct sim_pmu_core *c, const struct perf_event_attr *
                 return -EINVAL;
         if (cpu < 0 || pid != -1)
                 return -EOPNOTSUPP;
+        /* hisi_ptt_pmu_event_init() keeps event->cpu: perf_event_open()
+         * on an offline CPU fails there (the hisi_pcie and uncore drivers
+         * rewrite it to their cpumask CPU, so theirs open). */
         if (!sim_cpu_is_online(p->m, (unsigned int)cpu, now_s(p)))
-                return -ENODEV; /* perf_event_open(): the CPU is offline */
+                return -ENODEV;
         *slot = ci;
         e->config = attr->config;
         e->cpu = cpu;

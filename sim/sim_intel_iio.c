@@ -235,8 +235,9 @@ static int iio_event_init(struct sim_pmu_core *c, const struct perf_event_attr *
         if (pid != -1 || cpu < 0 || (unsigned int)cpu >= m->cpus || attr->sample_period ||
             attr->freq)
                 return -EINVAL;
-        if (!sim_cpu_is_online(m, (unsigned int)cpu, sim_iio_now(c->owner)))
-                return -ENODEV; /* perf_event_open(): the CPU is offline */
+        /* No check of @cpu being online: uncore_pmu_event_init() sets
+         * event->cpu to the die's collecting CPU (box->cpu), and
+         * perf_event_open() checks that one. */
         e->socket = socket_of_cpu(m, cpu);
         if (e->socket == SIZE_MAX)
                 return -EINVAL;

@@ -157,6 +157,10 @@ if ptts:
     # A stop only cuts a window open at that instant (0.2 s of every few
     # seconds per device): every 7 s, so that some land inside one.
     cand += [("PTT stop", [{"at_s": 45, "every_s": 7, "kind": "ptt_stop", "pmu": ptts[0]}])]
+    # The PTT driver unbound and bound again (a new perf type): its windows
+    # are skipped while it is gone, then open with the new type.
+    cand += [("PTT driver", [{"at_s": 200, "every_s": P, "kind": "pmu_unbind", "pmu": ptts[-1]},
+                             {"at_s": 230, "every_s": P, "kind": "pmu_bind", "pmu": ptts[-1]}])]
 if cpu is not None:
     cand += [("CPU offline", [{"at_s": 240, "every_s": P, "kind": "cpu_offline", "cpu": cpu},
                               {"at_s": 270, "every_s": P, "kind": "cpu_online", "cpu": cpu}])]

@@ -59,6 +59,7 @@ struct sim {
          * (PMU_NOT_SHOWN: none, unbound) */
         unsigned int pmu_shown[SIM_MAX_CORES];
         unsigned int ptt_shown[SIM_MAX_CORES]; /* the same for each core's PTT device */
+        unsigned int iio_shown[256];           /* ... and each IIO free-running PMU (box) */
         /* CPUs going offline and online (sim_events.h), replayed up to
          * cpu_done: which are offline, and each PMU's cpumask CPU (-1:
          * none online) as the drivers' CPU hotplug callbacks move it. */
@@ -230,8 +231,10 @@ static int route_open(void *ctx, struct perf_event_attr *attr, pid_t pid, int cp
         if (attr->type >= SIM_PMU_TYPE_BASE &&
             attr->type - SIM_PMU_TYPE_BASE < SIM_MAX_CORES * SIM_PMU_GENERATIONS)
                 o = sim_pmu_ops(s->pmu);
-        else if (s->iio && attr->type >= SIM_IIO_TYPE_BASE &&
-                 attr->type < SIM_IIO_TYPE_BASE + 0x100)
+        else if (s->iio &&
+                 ((attr->type >= SIM_IIO_TYPE_BASE && attr->type < SIM_IIO_TYPE_BASE + 0x100) ||
+                  (attr->type >= SIM_IIO_REBIND_BASE &&
+                   attr->type < SIM_IIO_REBIND_BASE + 0x100 * 15)))
                 o = sim_iio_ops(s->iio);
         else if (s->ptt && attr->type >= SIM_PTT_TYPE_BASE &&
                  attr->type - SIM_PTT_TYPE_BASE < SIM_MAX_CORES * SIM_PMU_GENERATIONS)
@@ -824,6 +827,27 @@ static int refresh_pmus(struct sim *s, double elapsed)
                 if (!ret)
                         s->ptt_shown[i] = want;
         }
+        for (unsigned int box = 0; s->iio && box < 256 && !ret; box++) {
+                unsigned int generation, want;
+                char name[64];
+
+                if (!sim_pmu_kind_has_events(m, SIM_PMUK_IIO, box))
+                        continue;
+                want = sim_pmu_kind_bound(m, SIM_PMUK_IIO, box, elapsed, &generation)
+                           ? generation
+                           : PMU_NOT_SHOWN;
+                if (want == s->iio_shown[box])
+                        continue;
+                snprintf(name, sizeof(name), "uncore_iio_free_running_%u", box);
+                ret = sim_sysfs_pmu_dir_remove(s->root, name);
+                if (!ret && want != PMU_NOT_SHOWN)
+                        ret = sim_sysfs_iio_pmu_write(m, s->root, box,
+                                                      sim_iio_type_of(box, generation));
+                if (!ret && want != PMU_NOT_SHOWN && s->cpu_off)
+                        ret = sim_sysfs_iio_cpumasks(m, s->root, s->iio_cpu);
+                if (!ret)
+                        s->iio_shown[box] = want;
+        }
         return ret;
 }
 
@@ -928,8 +952,6 @@ static int pmu_event(struct sim *s, const char *pmu, enum sim_event_kind kind)
 
         if (!pmu || sim_pmu_any_find(s->machine, pmu, &e.pmu, &e.core))
                 return -ENODEV;
-        if (e.pmu == SIM_PMUK_IIO)
-                return -EOPNOTSUPP; /* not simulated yet (sim_events.h) */
         e.at_s = now >= 0 ? now : 0;
         ret = sim_events_append(s->machine, &e);
         return ret ? ret : sim_refresh(s);

@@ -285,6 +285,18 @@ bool sim_pmu_bound(const struct sim_machine *m, size_t core, double t, unsigned 
         return sim_pmu_kind_bound(m, SIM_PMUK_HISI_PCIE, core, t, generation);
 }
 
+bool sim_pmu_kind_has_events(const struct sim_machine *m, enum sim_pmu_kind kind, size_t index)
+{
+        size_t n = sim_events_count(m);
+
+        for (size_t i = 0; i < n; i++)
+                if ((m->events[i].kind == SIM_EV_PMU_UNBIND ||
+                     m->events[i].kind == SIM_EV_PMU_BIND) &&
+                    m->events[i].pmu == kind && m->events[i].core == index)
+                        return true;
+        return false;
+}
+
 bool sim_pmu_kind_bound(const struct sim_machine *m, enum sim_pmu_kind kind, size_t core, double t,
                         unsigned int *generation)
 {
@@ -608,11 +620,6 @@ static int parse_event(struct parse *p, json_object *o, const char *path, struct
                                     "core c is hisi_pcie<s>_core<c>, its PTT device "
                                     "hisi_ptt<s>_<c>; an Intel IIO stack's is "
                                     "uncore_iio_free_running_<box>)",
-                                    text);
-                if (e->pmu == SIM_PMUK_IIO)
-                        return fail(p, kpath,
-                                    "\"%s\": unbinding an Intel IIO PMU is not simulated yet "
-                                    "(hisi_pcie PMUs and PTT devices are)",
                                     text);
                 return 0;
         }

@@ -90,6 +90,8 @@ bool sim_pmu_bound(const struct sim_machine *m, size_t core, double t, unsigned 
  * index, or the IIO box id). */
 bool sim_pmu_kind_bound(const struct sim_machine *m, enum sim_pmu_kind kind, size_t index, double t,
                         unsigned int *generation);
+/* Whether any `pmu_unbind` / `pmu_bind` names that PMU. */
+bool sim_pmu_kind_has_events(const struct sim_machine *m, enum sim_pmu_kind kind, size_t index);
 /* The PMU named @name, of any kind: "hisi_pcie<s>_core<c>",
  * "hisi_ptt<s>_<c>" or "uncore_iio_free_running_<box>". 0 or -ENODEV. */
 int sim_pmu_any_find(const struct sim_machine *m, const char *name, enum sim_pmu_kind *kind,
@@ -122,8 +124,8 @@ int sim_device_add(struct sim *s, const char *bdf);
  * bus/event_source/devices away and revokes its open events (read()
  * returns 0 bytes, ioctl() -ENODEV, as since Linux 6.15); its perf type
  * opens nothing (-ENOENT). sim_pmu_bind - bound again: a fresh directory
- * with a new perf type. 0, -ENODEV (no such PMU), -EOPNOTSUPP (an Intel
- * IIO PMU: not simulated yet), -ENOSPC.
+ * with a new perf type (an Intel IIO PMU: sim_iio_type_of(); its new
+ * events count from 0). 0, -ENODEV (no such PMU), -ENOSPC.
  */
 int sim_pmu_unbind(struct sim *s, const char *pmu);
 /* The core index of PTT device @name ("hisi_ptt<sicl>_<core>"). 0 or

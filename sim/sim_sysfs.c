@@ -800,7 +800,7 @@ static int put_event(struct out *o, const char *dir, const char *name, const cha
 }
 
 static int write_iio_free_running(struct out *o, const struct sim_machine *m, const char *root,
-                                  unsigned int box)
+                                  unsigned int box, uint32_t type)
 {
         bool v615 = m->kernel >= SIM_KERNEL_6_15;
         const char *scale = v615 ? "3.0517578125e-5" : "3.814697266e-6";
@@ -813,7 +813,7 @@ static int write_iio_free_running(struct out *o, const struct sim_machine *m, co
         iio_cpumask(m, box, mask, sizeof(mask));
         r = make_dir(o, dir);
         if (!r)
-                r = put_text(o, dir, "type", "%u\n", SIM_IIO_TYPE_BASE + box);
+                r = put_text(o, dir, "type", "%u\n", type);
         if (!r)
                 r = put_text(o, dir, "cpumask", "%s\n", mask);
         if (!r)
@@ -907,7 +907,7 @@ static int write_intel(struct out *o, const struct sim_machine *m, const char *r
                         if (done[box])
                                 continue;
                         done[box] = true;
-                        r = write_iio_free_running(o, m, root, box);
+                        r = write_iio_free_running(o, m, root, box, SIM_IIO_TYPE_BASE + box);
                         if (!r)
                                 r = write_iio_programmable(o, m, root, box);
                         if (r)
@@ -1140,6 +1140,16 @@ int sim_sysfs_iio_cpumasks(const struct sim_machine *m, const char *root, const 
                 }
         }
         return r;
+}
+
+int sim_sysfs_iio_pmu_write(const struct sim_machine *m, const char *root, unsigned int box,
+                            uint32_t type)
+{
+        struct out o = {NULL, 0};
+
+        if (!m || !root || box > 0xff)
+                return -EINVAL;
+        return write_iio_free_running(&o, m, root, box, type);
 }
 
 int sim_sysfs_pmu_dir_remove(const char *root, const char *name)

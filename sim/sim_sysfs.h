@@ -81,6 +81,9 @@ int sim_sysfs_pmu_remove(const struct sim_machine *m, const char *root, size_t c
 /* The directory of PMU @name under bus/event_source/devices goes (its
  * driver was unbound). 0 also when it was not there. */
 int sim_sysfs_pmu_dir_remove(const char *root, const char *name);
+/* uncore_iio_free_running_<box> afresh, with perf type @type (bound again). */
+int sim_sysfs_iio_pmu_write(const struct sim_machine *m, const char *root, unsigned int box,
+                            uint32_t type);
 
 /* Replaces @root/@dir/@name by @text atomically (write + rename): what
  * changes at run time (`cpumask`, the online CPUs). 0 or the errno. */

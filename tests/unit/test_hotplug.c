@@ -291,6 +291,55 @@ static void test_ptt_unbind_and_bind(void **state)
         sim_close(s);
 }
 
+/* An IIO free-running PMU unbound and bound again: its directory goes,
+ * its open events are revoked, the old type opens nothing; bound again,
+ * a new type whose events count from 0. */
+static void test_iio_unbind_and_bind(void **state)
+{
+        struct sim *s = open_sim(MACHINES "/spr-2s.json");
+        struct perf_event_attr a = {
+            .size = sizeof(a), .type = SIM_IIO_TYPE_BASE + 2, .config = 0x20ff};
+        struct hw_env env = {0};
+        const struct perf_ops *ops;
+        uint64_t v_old = 0, v_new = 0;
+        char text[64];
+        int fd, fd2;
+
+        (void)state;
+        assert_int_equal(sim_env(s, &env), 0);
+        ops = env.perf;
+        fd = ops->open(ops->ctx, &a, -1, 0, -1, 0);
+        assert_true(fd >= 0);
+        fake_now = 3;
+        assert_int_equal(ops->read(ops->ctx, fd, &v_old, sizeof(v_old)), (ssize_t)sizeof(v_old));
+        assert_true(v_old > 0);
+        assert_int_equal(sim_pmu_unbind(s, "uncore_iio_free_running_2"), 0);
+        assert_int_equal(hw_read_file(&env, HW_SYSFS, text, sizeof(text),
+                                      "bus/event_source/devices/uncore_iio_free_running_2/type"),
+                         -ENOENT);
+        assert_true(hw_read_file(&env, HW_SYSFS, text, sizeof(text),
+                                 "bus/event_source/devices/uncore_iio_free_running_4/type") > 0);
+        assert_int_equal(ops->read(ops->ctx, fd, &v_new, sizeof(v_new)), 0); /* revoked */
+        assert_int_equal(ops->open(ops->ctx, &a, -1, 0, -1, 0), -ENOENT);
+        fake_now = 4;
+        assert_int_equal(sim_pmu_bind(s, "uncore_iio_free_running_2"), 0);
+        memset(text, 0, sizeof(text));
+        assert_true(hw_read_file(&env, HW_SYSFS, text, sizeof(text),
+                                 "bus/event_source/devices/uncore_iio_free_running_2/type") > 0);
+        assert_int_equal(strtoul(text, NULL, 10), SIM_IIO_REBIND_BASE + 2);
+        assert_int_equal(ops->open(ops->ctx, &a, -1, 0, -1, 0), -ENOENT); /* the old type */
+        a.type = SIM_IIO_REBIND_BASE + 2;
+        fd2 = ops->open(ops->ctx, &a, -1, 0, -1, 0);
+        assert_true(fd2 >= 0);
+        fake_now = 5;
+        assert_int_equal(ops->read(ops->ctx, fd2, &v_new, sizeof(v_new)), (ssize_t)sizeof(v_new));
+        /* From 0: one second of counts, less than the old event's three. */
+        assert_true(v_new > 0 && v_new < v_old);
+        assert_int_equal(ops->close(ops->ctx, fd), 0);
+        assert_int_equal(ops->close(ops->ctx, fd2), 0);
+        sim_close(s);
+}
+
 /* CPU 0 goes offline at 12 s and back at 22 s: the PMUs on it move their
  * cpumask to another CPU of their die and stay there. */
 static void test_cpu_offline_moves_cpumask(void **state)
@@ -404,8 +453,6 @@ static void test_cpu_offline_moves_iio_cpumask(void **state)
         assert_int_equal(ops->close(ops->ctx, fd), 0);
         assert_int_equal(ops->close(ops->ctx, fd2), 0);
         assert_int_equal(sim_cpu_down(s, 112), -ENODEV);
-        /* Unbinding an IIO PMU is not simulated yet: refused, not ignored. */
-        assert_int_equal(sim_pmu_unbind(s, "uncore_iio_free_running_2"), -EOPNOTSUPP);
 #undef SYSFS_IS
         sim_close(s);
 }
@@ -511,37 +558,52 @@ static void test_loader(void **state)
         free(big);
 }
 
-/* On an Intel machine the loader knows the IIO PMUs by name, and says
- * plainly that unbinding one is not simulated yet. */
-static void test_loader_iio(void **state)
+/* spr-2s.json with @events (a JSON array) spliced in, in a new buffer. */
+static char *spr_with_events(const char *events)
 {
-        static const char events[] = "\"events\": [{\"at_s\": 1, \"kind\": \"pmu_unbind\", "
-                                     "\"pmu\": \"uncore_iio_free_running_2\"}], ";
-        char err[512] = "", *text, *json, *at;
-        struct sim_machine *m = NULL;
+        char *text, *json, *at;
         FILE *f = fopen(MACHINES "/spr-2s.json", "r");
+        size_t size;
         long len;
 
-        (void)state;
         assert_non_null(f);
         assert_int_equal(fseek(f, 0, SEEK_END), 0);
         len = ftell(f);
         assert_true(len > 0);
         rewind(f);
+        size = (size_t)len + strlen(events) + 32;
         text = calloc(1, (size_t)len + 1);
-        json = calloc(1, (size_t)len + sizeof(events));
+        json = calloc(1, size);
         assert_non_null(text);
         assert_non_null(json);
         assert_int_equal(fread(text, 1, (size_t)len, f), (size_t)len);
         fclose(f);
         at = strstr(text, "\"machine\":");
         assert_non_null(at);
-        snprintf(json, (size_t)len + sizeof(events), "%.*s%s%s", (int)(at - text), text, events,
-                 at);
-        assert_int_equal(sim_machine_parse(json, "spr.json", &m, err, sizeof(err)), -EINVAL);
-        assert_non_null(strstr(err, "spr.json: events[0].pmu: \"uncore_iio_free_running_2\": "
-                                    "unbinding an Intel IIO PMU is not simulated yet"));
+        snprintf(json, size, "%.*s\"events\": %s, %s", (int)(at - text), text, events, at);
         free(text);
+        return json;
+}
+
+/* On an Intel machine the loader knows the IIO PMUs by name. */
+static void test_loader_iio(void **state)
+{
+        char err[512] = "", *json;
+        struct sim_machine *m = NULL;
+
+        (void)state;
+        json = spr_with_events("[{\"at_s\": 1, \"kind\": \"pmu_unbind\", \"pmu\": "
+                               "\"uncore_iio_free_running_2\"}]");
+        assert_int_equal(sim_machine_parse(json, "spr.json", &m, err, sizeof(err)), 0);
+        assert_int_equal(m->events[0].pmu, SIM_PMUK_IIO);
+        assert_int_equal(m->events[0].core, 2);
+        sim_machine_free(m);
+        free(json);
+        json = spr_with_events("[{\"at_s\": 1, \"kind\": \"pmu_unbind\", \"pmu\": "
+                               "\"uncore_iio_free_running_99\"}]");
+        assert_int_equal(sim_machine_parse(json, "spr.json", &m, err, sizeof(err)), -EINVAL);
+        assert_non_null(strstr(err, "spr.json: events[0].pmu: no PMU "
+                                    "\"uncore_iio_free_running_99\" on this machine"));
         free(json);
 }
 
@@ -770,6 +832,7 @@ int main(void)
             cmocka_unit_test(test_runtime_remove_and_add),
             cmocka_unit_test(test_pmu_unbind_and_bind),
             cmocka_unit_test(test_ptt_unbind_and_bind),
+            cmocka_unit_test(test_iio_unbind_and_bind),
             cmocka_unit_test(test_cpu_offline_moves_cpumask),
             cmocka_unit_test(test_cpu_offline_moves_iio_cpumask),
             cmocka_unit_test(test_loader),

@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "engine.h"
 #include "hw_env.h"
@@ -824,6 +825,113 @@ static void test_engine_follows_the_changes(void **state)
         engine_config_clear(&cfg);
 }
 
+struct iio_seen {
+        size_t box2, others, negative, above_one;
+        char bad[256];
+};
+
+static void iio_sink(void *ctx, const struct engine_unit *unit, const struct sample_set *set)
+{
+        struct iio_seen *s = ctx;
+
+        (void)unit;
+        for (size_t i = 0; i < set->count; i++) {
+                const struct pcie_sample *p = &set->samples[i];
+                const char *pmu = pcie_sample_label(p, "pmu");
+                double v = p->kind == PCIE_METRIC_COUNTER ? (double)p->counter : p->gauge;
+
+                if (!pmu || strncmp(pmu, "uncore_iio_free_running_", 24) ||
+                    strcmp(p->metric, "pcie_port_bandwidth_bytes_per_second"))
+                        continue;
+                if (!strcmp(pmu, "uncore_iio_free_running_2"))
+                        s->box2++;
+                else
+                        s->others++;
+                if (v < 0 || isnan(v)) {
+                        s->negative++;
+                        snprintf(s->bad, sizeof(s->bad), "%s %s = %g", pmu, p->metric, v);
+                }
+        }
+        for (size_t i = 0; i < set->count; i++) {
+                const struct pcie_sample *p = &set->samples[i];
+
+                if (strstr(p->metric, "utilization") && p->gauge > 1) {
+                        s->above_one++;
+                        snprintf(s->bad, sizeof(s->bad), "%s = %g", p->metric, p->gauge);
+                }
+        }
+}
+
+/* The engine on spr-2s whose IIO PMU of box 2 (a stack on both sockets)
+ * loses its driver at 5.5 s and gets it back at 8.5 s (a new perf type,
+ * counters from 0), and whose CPU 0 (socket 0's IIO CPU) goes offline at
+ * 12 s: each socket's unit logs the loss and the return once, publishes
+ * nothing of box 2 while it is gone and from the first interval after its
+ * return on, keeps its other stacks, and no rate is ever negative. */
+static void test_engine_follows_iio(void **state)
+{
+        struct engine_host host = {
+            .log = capture_log, .interval = 1, .clock = fake_clock, .manual = true};
+        char path[] = "/tmp/pciescope-hotplug-spr-XXXXXX.json", why[512] = "";
+        struct engine_config cfg;
+        struct engine *e;
+        char *json;
+        FILE *f;
+        int fd;
+
+        (void)state;
+        json = spr_with_events(
+            "[{\"at_s\": 5.5, \"kind\": \"pmu_unbind\", \"pmu\": \"uncore_iio_free_running_2\"},"
+            " {\"at_s\": 8.5, \"kind\": \"pmu_bind\", \"pmu\": \"uncore_iio_free_running_2\"},"
+            " {\"at_s\": 12, \"kind\": \"cpu_offline\", \"cpu\": 0}]");
+        fd = mkstemps(path, 5);
+        assert_true(fd >= 0);
+        f = fdopen(fd, "w");
+        assert_non_null(f);
+        fputs(json, f);
+        fclose(f);
+        free(json);
+        fake_now = 0;
+        log_text[0] = '\0';
+        assert_int_equal(engine_config_init(&cfg), 0);
+        assert_int_equal(engine_config_set_string(&cfg, "Simulate", path, why, sizeof(why)), 0);
+        assert_int_equal(engine_open(&cfg, &host, &e, why, sizeof(why)), 0);
+        assert_int_equal(engine_start(e), 0);
+        for (int t = 1; t <= 16; t++) {
+                struct iio_seen seen = {0};
+
+                while (engine_next_due(e) <= t) {
+                        fake_now = engine_next_due(e);
+                        engine_advance(e, fake_now);
+                }
+                fake_now = t;
+                assert_int_equal(engine_read(e, iio_sink, &seen), 0);
+                if (seen.negative || seen.above_one)
+                        fail_msg("at %d s: %s", t, seen.bad);
+                if (t >= 2 && !seen.others)
+                        fail_msg("at %d s the other IIO stacks published nothing", t);
+                /* Gone from the first read after 5.5 s; back with rates from
+                 * the second interval after 8.5 s. */
+                if (t >= 6 && t <= 9 && seen.box2)
+                        fail_msg("at %d s box 2 still published %zu rates", t, seen.box2);
+                if (((t >= 2 && t <= 5) || t >= 11) && !seen.box2)
+                        fail_msg("at %d s box 2 published no rate", t);
+        }
+        assert_int_equal(count(log_text, "uncore_iio_free_running_2: PMU gone (its driver was "
+                                         "unbound); socket 0's"),
+                         1);
+        assert_int_equal(count(log_text, "uncore_iio_free_running_2: PMU gone (its driver was "
+                                         "unbound); socket 1's"),
+                         1);
+        assert_int_equal(count(log_text, "uncore_iio_free_running_2: PMU back (perf type 32258)"),
+                         2);
+        assert_int_equal(count(log_text, "PMU gone"), 2);
+        assert_int_equal(count(log_text, "reading counters"), 0);
+        engine_close(e);
+        engine_config_clear(&cfg);
+        unlink(path);
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
@@ -838,6 +946,7 @@ int main(void)
             cmocka_unit_test(test_loader),
             cmocka_unit_test(test_loader_iio),
             cmocka_unit_test(test_engine_follows_the_changes),
+            cmocka_unit_test(test_engine_follows_iio),
         };
 
         return cmocka_run_group_tests(tests, NULL, NULL);

@@ -161,6 +161,13 @@ if ptts:
     # are skipped while it is gone, then open with the new type.
     cand += [("PTT driver", [{"at_s": 200, "every_s": P, "kind": "pmu_unbind", "pmu": ptts[-1]},
                              {"at_s": 230, "every_s": P, "kind": "pmu_bind", "pmu": ptts[-1]}])]
+boxes = [st["box_id"] for so in m.get("intel", {}).get("sockets", []) for st in so.get("iio_stacks", []) if "box_id" in st]
+if boxes:
+    # An Intel IIO PMU's driver unbound and bound again: new perf type, its
+    # counters from 0.
+    iio = f"uncore_iio_free_running_{boxes[0]}"
+    cand += [("IIO PMU driver", [{"at_s": 180, "every_s": P, "kind": "pmu_unbind", "pmu": iio},
+                                 {"at_s": 210, "every_s": P, "kind": "pmu_bind", "pmu": iio}])]
 if cpu is not None:
     cand += [("CPU offline", [{"at_s": 240, "every_s": P, "kind": "cpu_offline", "cpu": cpu},
                               {"at_s": 270, "every_s": P, "kind": "cpu_online", "cpu": cpu}])]

@@ -67,6 +67,7 @@ struct stack {
         bool have_last;
         double ioclk_hz;
         uint64_t ioclk_counts;
+        bool gone; /* its PMU's driver was unbound: counters closed until it is back */
 };
 
 struct intel_iio_socket {
@@ -509,6 +510,88 @@ int intel_iio_socket_start(struct intel_iio_socket *s, double now)
         return err;
 }
 
+/* The perf type in the PMU's `type` file now, or a negative errno
+ * (-ENOENT: the directory is gone, its driver unbound). */
+static int64_t pmu_type_now(const struct hw_env *env, const char *pmu)
+{
+        char text[32], *end;
+        unsigned long long v;
+        ssize_t n = hw_read_file(env, HW_SYSFS, text, sizeof(text),
+                                 "bus/event_source/devices/%s/type", pmu);
+
+        if (n < 0)
+                return n;
+        v = strtoull(text, &end, 10);
+        if (end == text || v > UINT32_MAX)
+                return -EBADMSG;
+        return (int64_t)v;
+}
+
+static void close_stack(struct stack *st)
+{
+        perf_group_close(st->in_group);
+        perf_group_close(st->out_group);
+        st->in_group = st->out_group = NULL;
+        st->have_last = false;
+        for (unsigned int p = 0; p < INTEL_IIO_PARTS; p++)
+                st->parts[p].have_rate = false;
+}
+
+/*
+ * Whether a failed reading means the stack's PMU went away: its driver was
+ * unbound (perf_pmu_unregister() revokes the open events: read() gives 0
+ * bytes) and its directory is gone, or it was bound again with a new perf
+ * type already. Then its counters are closed, logged once; the stack's
+ * series stop (they go stale) until it is back.
+ */
+static bool stack_went(struct intel_iio_socket *s, struct stack *st)
+{
+        int64_t type = pmu_type_now(s->env, st->pmu);
+
+        if (type >= 0 && (uint32_t)type == st->in_attrs[0].type)
+                return false;
+        hw_logf(s->env, HW_LOG_WARNING,
+                "%s: PMU gone (its driver was unbound%s); socket %u's counters of it stop until it "
+                "is back",
+                st->pmu, type >= 0 ? " and bound again" : "", s->id);
+        close_stack(st);
+        st->gone = true;
+        return true;
+}
+
+/* A stack whose PMU went: opened again once its directory is back, with the
+ * perf type it has now. Its free-running counters start from 0 again (new
+ * events): the first reading is a new baseline, so no rate until the next,
+ * and never a negative one. */
+static void stack_back(struct intel_iio_socket *s, struct stack *st)
+{
+        int64_t type = pmu_type_now(s->env, st->pmu);
+        int err;
+
+        if (type < 0)
+                return;
+        for (size_t i = 0; i < st->in_count; i++)
+                st->in_attrs[i].type = (uint32_t)type;
+        for (size_t i = 0; i < st->out_count; i++)
+                st->out_attrs[i].type = (uint32_t)type;
+        err = perf_group_open(s->env, st->in_attrs, st->in_count, s->cpu, &st->in_group, NULL);
+        if (!err)
+                err = perf_group_enable(st->in_group);
+        if (!err && st->out_count) {
+                err = perf_group_open(s->env, st->out_attrs, st->out_count, s->cpu, &st->out_group,
+                                      NULL);
+                if (!err)
+                        err = perf_group_enable(st->out_group);
+        }
+        if (err) {
+                close_stack(st);
+                return; /* tried again at the next interval */
+        }
+        st->gone = false;
+        hw_logf(s->env, HW_LOG_INFO, "%s: PMU back (perf type %u); socket %u counts it again",
+                st->pmu, (unsigned int)type, s->id);
+}
+
 /* Reads the stack's groups and turns the deltas into rates. */
 static int read_stack(struct stack *st)
 {
@@ -692,12 +775,21 @@ int intel_iio_socket_tick(struct intel_iio_socket *s, double now, struct sample_
         (void)now;
         snprintf(em.socket, sizeof(em.socket), "%u", s->id);
         for (size_t i = 0; i < s->stack_count && s->started; i++) {
-                int err = read_stack(&s->stacks[i]);
+                struct stack *st = &s->stacks[i];
+                int err;
 
+                if (st->gone) {
+                        stack_back(s, st);
+                        if (st->gone)
+                                continue; /* nothing to publish: its series go stale */
+                }
+                err = read_stack(st);
+                if (err && stack_went(s, st))
+                        continue;
                 if (err && !ret)
                         ret = err;
                 if (!err)
-                        emit_stack(&em, &s->stacks[i]);
+                        emit_stack(&em, st);
         }
         s->cpu_seconds += thread_cpu_seconds() - cpu0;
         sample_init(&cs, "pcie_collector_cpu_seconds_total", "collector_cpu_seconds",

@@ -566,6 +566,24 @@ static int load_cpus(const struct hw_env *env, struct perf_pmu *pmu)
         return 0;
 }
 
+int perf_pmu_reload_cpus(const struct hw_env *env, struct perf_pmu *pmu)
+{
+        int *old = pmu->cpus;
+        size_t old_count = pmu->cpu_count;
+        int ret;
+
+        pmu->cpus = NULL;
+        pmu->cpu_count = 0;
+        ret = load_cpus(env, pmu);
+        if (ret) {
+                pmu->cpus = old;
+                pmu->cpu_count = old_count;
+                return ret;
+        }
+        free(old);
+        return 0;
+}
+
 /* 0 also when the file was skipped; only the limit fails the load. */
 static int load_format(const struct hw_env *env, struct perf_pmu *pmu, const char *field)
 {

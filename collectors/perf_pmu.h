@@ -140,6 +140,14 @@ void perf_pmu_list_free(char **names);
  */
 int perf_pmu_reload_type(const struct hw_env *env, struct perf_pmu *pmu);
 
+/*
+ * perf_pmu_reload_cpus - read the PMU's `cpumask` again: it moves to
+ * another CPU of the die when its CPU goes offline. Afterwards
+ * perf_pmu_cpu_count() is 0 when the directory is gone or the mask is
+ * empty (no CPU of the die online). 0 or -ENOMEM (the old list stays).
+ */
+int perf_pmu_reload_cpus(const struct hw_env *env, struct perf_pmu *pmu);
+
 const char *perf_pmu_name(const struct perf_pmu *pmu);
 uint32_t perf_pmu_type(const struct perf_pmu *pmu);
 

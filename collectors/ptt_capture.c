@@ -307,6 +307,7 @@ struct ptt_capture {
         uint8_t carry[PTT_ENTRY_8DW_BYTES];
         size_t carry_n;
         bool busy_logged, error_logged;
+        bool gone_logged; /* the device's directory is gone (driver unbound) */
 };
 
 static size_t page_size(void)
@@ -689,6 +690,52 @@ static void finish_window(struct ptt_capture *c, enum ptt_window_result r, doubl
                 c->next_start += c->o.period_s;
 }
 
+/*
+ * Before each window: the device as the kernel shows it now. Its driver
+ * unbound, the directory is gone: logged once, no window until it is back
+ * (-ENOENT). Bound again, it has a new perf type: logged once. Its CPU
+ * gone offline, hisi_ptt_cpu_teardown() moved the cpumask to another CPU
+ * of its node, and perf_event_open() on the old one fails (-ENODEV): the
+ * next windows open on the new one, logged once per move.
+ */
+static int follow_device(struct ptt_capture *c)
+{
+        const char *name = perf_pmu_name(c->pmu);
+        uint32_t type = perf_pmu_type(c->pmu);
+        int ret = perf_pmu_reload_type(c->env, c->pmu);
+
+        if (ret == -ENOENT) {
+                if (!c->gone_logged)
+                        hw_logf(c->env, HW_LOG_WARNING,
+                                "%s: PTT device gone (its driver was unbound); no trace windows "
+                                "until it is back",
+                                name);
+                c->gone_logged = true;
+                return ret;
+        }
+        if (ret)
+                return ret;
+        if (c->gone_logged || perf_pmu_type(c->pmu) != type) {
+                hw_logf(c->env, HW_LOG_INFO,
+                        "%s: PTT device back (perf type %u); trace windows "
+                        "again",
+                        name, perf_pmu_type(c->pmu));
+                c->gone_logged = false;
+                c->error_logged = false;
+        }
+        ret = perf_pmu_reload_cpus(c->env, c->pmu);
+        if (ret)
+                return ret;
+        if (perf_pmu_cpu_count(c->pmu) && perf_pmu_cpu(c->pmu, 0) != c->cpu) {
+                hw_logf(c->env, HW_LOG_INFO,
+                        "%s: cpumask moved from CPU %d to CPU %d (a CPU went offline); trace "
+                        "windows open there",
+                        name, c->cpu, perf_pmu_cpu(c->pmu, 0));
+                c->cpu = perf_pmu_cpu(c->pmu, 0);
+        }
+        return 0;
+}
+
 static int start_window(struct ptt_capture *c, double now)
 {
         const struct perf_ops *ops = c->env->perf;
@@ -699,18 +746,38 @@ static int start_window(struct ptt_capture *c, double now)
                 return 0;
         }
         c->have_budget = c->budget != NULL;
+        ret = follow_device(c);
+        if (ret) {
+                unmap_close(c);
+                c->st.last_error = -ret;
+                finish_window(c, PTT_WINDOW_ERROR, now);
+                return ret == -ENOENT ? 0 : ret;
+        }
         ptt_summary_window_start(c->sum);
         c->carry_n = 0;
         c->window_stopped = false;
         c->truncated_at_start = c->st.truncated;
         ret = open_and_map(c);
+        /* The CPU went offline (-ENODEV) or the driver was unbound
+         * (-ENOENT) between reading the device and the open: read it again;
+         * moved, the open is tried once more; gone, that is logged once and
+         * the window is skipped, not an error. */
+        if ((ret == -ENODEV || ret == -ENOENT) && c->fd < 0) {
+                int again = follow_device(c);
+
+                if (!again)
+                        ret = open_and_map(c);
+                else if (again == -ENOENT)
+                        ret = again;
+        }
         if (!ret)
                 ret = ops->ioctl(ops->ctx, c->fd, PERF_EVENT_IOC_ENABLE, 0);
         if (ret) {
                 unmap_close(c);
                 ptt_summary_window_end(c->sum);
                 c->st.last_error = -ret;
-                log_open_error(c, ret);
+                if (!(ret == -ENOENT && c->gone_logged))
+                        log_open_error(c, ret);
                 finish_window(c, ret == -EBUSY ? PTT_WINDOW_BUSY : PTT_WINDOW_ERROR, now);
                 return ret == -EBUSY ? 0 : ret;
         }

@@ -58,11 +58,14 @@ struct sim {
         /* per core: the binding of its PMU whose directory the tree shows
          * (PMU_NOT_SHOWN: none, unbound) */
         unsigned int pmu_shown[SIM_MAX_CORES];
+        unsigned int ptt_shown[SIM_MAX_CORES]; /* the same for each core's PTT device */
+        unsigned int iio_shown[256];           /* ... and each IIO free-running PMU (box) */
         /* CPUs going offline and online (sim_events.h), replayed up to
          * cpu_done: which are offline, and each PMU's cpumask CPU (-1:
          * none online) as the drivers' CPU hotplug callbacks move it. */
         uint8_t *cpu_off;
         int pmu_cpu[SIM_MAX_CORES];
+        int iio_cpu[SIM_MAX_SOCKETS]; /* per socket: the CPU its IIO PMUs count on */
         double cpu_done;
         pthread_mutex_t refresh_lock;
         _Atomic double next_pmu_change; /* when the event log next binds or unbinds a PMU */
@@ -228,11 +231,13 @@ static int route_open(void *ctx, struct perf_event_attr *attr, pid_t pid, int cp
         if (attr->type >= SIM_PMU_TYPE_BASE &&
             attr->type - SIM_PMU_TYPE_BASE < SIM_MAX_CORES * SIM_PMU_GENERATIONS)
                 o = sim_pmu_ops(s->pmu);
-        else if (s->iio && attr->type >= SIM_IIO_TYPE_BASE &&
-                 attr->type < SIM_IIO_TYPE_BASE + 0x100)
+        else if (s->iio &&
+                 ((attr->type >= SIM_IIO_TYPE_BASE && attr->type < SIM_IIO_TYPE_BASE + 0x100) ||
+                  (attr->type >= SIM_IIO_REBIND_BASE &&
+                   attr->type < SIM_IIO_REBIND_BASE + 0x100 * 15)))
                 o = sim_iio_ops(s->iio);
         else if (s->ptt && attr->type >= SIM_PTT_TYPE_BASE &&
-                 attr->type - SIM_PTT_TYPE_BASE < SIM_MAX_CORES)
+                 attr->type - SIM_PTT_TYPE_BASE < SIM_MAX_CORES * SIM_PMU_GENERATIONS)
                 o = sim_ptt_ops(s->ptt);
         if (!o)
                 return -ENOENT;
@@ -316,8 +321,10 @@ int sim_open(const char *name_or_path, const struct sim_opts *opts, struct sim *
         ret = sim_machine_load(path, &s->machine, errbuf, errlen);
         if (ret)
                 goto fail;
-        for (size_t i = 0; i < SIM_MAX_CORES; i++)
+        for (size_t i = 0; i < SIM_MAX_CORES; i++) {
                 s->pmu_shown[i] = 0; /* sim_sysfs_write: the first binding */
+                s->ptt_shown[i] = 0;
+        }
         s->cpu_done = -1;
         if (opts->kernel && sim_kernel_parse(opts->kernel, &s->machine->kernel)) {
                 snprintf(errbuf, errlen, "unknown kernel version \"%s\" (%s)", opts->kernel,
@@ -593,18 +600,70 @@ static int refresh_presence(struct sim *s, double elapsed)
 #define PMU_NOT_SHOWN  UINT_MAX
 #define CPU_EVENTS_MAX 4096 /* occurrences replayed by one refresh */
 
-static int write_cpumask(struct sim *s, size_t core)
+/* Core @core's PMU (or, @ptt, its PTT device: hisi_ptt_cpu_teardown()
+ * moves it to a CPU of the same node, which the simulation's die is). */
+static int write_cpumask_of(struct sim *s, size_t core, bool ptt)
 {
-        char dir[128], text[16], name[64];
+        char dir[128], text[16], name[64], path[4400];
+        struct stat st;
 
-        sim_pmu_name(s->machine, core, name, sizeof(name));
+        if (ptt)
+                sim_ptt_name(s->machine, core, name, sizeof(name));
+        else
+                sim_pmu_name(s->machine, core, name, sizeof(name));
         snprintf(dir, sizeof(dir), "sys/bus/event_source/devices/%s", name);
+        snprintf(path, sizeof(path), "%s/%s", s->root, dir);
+        if (ptt && (stat(path, &st) || !S_ISDIR(st.st_mode)))
+                return 0; /* no PTT device (or its kernel has none) */
         /* cpumap_print_to_pagebuf(): an empty mask is an empty line. */
         if (s->pmu_cpu[core] < 0)
                 snprintf(text, sizeof(text), "\n");
         else
                 snprintf(text, sizeof(text), "%d\n", s->pmu_cpu[core]);
         return sim_sysfs_put(s->root, dir, "cpumask", text);
+}
+
+static int write_cpumask(struct sim *s, size_t core)
+{
+        return write_cpumask_of(s, core, false);
+}
+
+/* The IIO PMUs' CPU for socket @sock when CPU @gone goes offline, as
+ * uncore_event_cpu_offline() picks it: another online CPU of the same die
+ * (here: socket), else none (-1). */
+static int pick_iio_cpu(const struct sim *s, size_t sock, unsigned int gone)
+{
+        const struct sim_socket *k = &s->machine->intel.sockets[sock];
+
+        for (unsigned int c = k->first_cpu; c < k->first_cpu + k->cpu_count && c < s->machine->cpus;
+             c++)
+                if (c != gone && !s->cpu_off[c])
+                        return (int)c;
+        return -1;
+}
+
+/* CPU @cpu went offline (@off) or online: the IIO PMUs of its socket move
+ * (uncore_change_context() migrates their events: they count on), or,
+ * online, it takes a socket that had no CPU left. Whether any moved. */
+static bool move_iio(struct sim *s, unsigned int cpu, bool off)
+{
+        const struct sim_machine *m = s->machine;
+        bool moved = false;
+
+        for (size_t i = 0; i < m->intel.socket_count && i < SIM_MAX_SOCKETS; i++) {
+                const struct sim_socket *k = &m->intel.sockets[i];
+
+                if (cpu < k->first_cpu || cpu >= k->first_cpu + k->cpu_count)
+                        continue;
+                if (off && s->iio_cpu[i] == (int)cpu)
+                        s->iio_cpu[i] = pick_iio_cpu(s, i, cpu);
+                else if (!off && s->iio_cpu[i] < 0)
+                        s->iio_cpu[i] = (int)cpu;
+                else
+                        continue;
+                moved = true;
+        }
+        return moved;
 }
 
 /* devices/system/cpu/online in list format ("0-63,65-127"). */
@@ -654,19 +713,23 @@ static int pick_cpu(const struct sim *s, size_t core, unsigned int gone)
 }
 
 /*
- * CPUs going offline and online: replayed in time order. Offline, a PMU on
- * that CPU moves its cpumask to another CPU of its die and the kernel
- * migrates its open events (perf_pmu_migrate_context()): they go on
- * counting. Online, a CPU takes only a PMU that had none
- * (hisi_pcie_pmu_online_cpu(): on_cpu == -1); the others stay where they
- * moved.
+ * CPUs going offline and online: replayed in time order. Offline, every
+ * PMU on that CPU moves its cpumask to another CPU of its die and the
+ * kernel migrates its open events (perf_pmu_migrate_context()): they go
+ * on counting; a new perf_event_open() on the offline CPU fails (-ENODEV).
+ * That is a hisi_pcie PMU, the PTT device of the same core
+ * (hisi_ptt_cpu_teardown(): a CPU of its node) and the Intel IIO PMUs of
+ * the CPU's socket (uncore_event_cpu_offline()). Online, a CPU takes only
+ * a PMU that had none (hisi_pcie_pmu_online_cpu(): on_cpu == -1;
+ * uncore_event_cpu_online(): a die without a collecting CPU); the others
+ * stay where they moved.
  */
 static int refresh_cpus(struct sim *s, double elapsed)
 {
         const struct sim_machine *m = s->machine;
         struct sim_event_at *at;
         size_t n;
-        bool moved[SIM_MAX_CORES] = {false}, online_changed = false;
+        bool moved[SIM_MAX_CORES] = {false}, online_changed = false, iio_moved = false;
         int ret = 0;
 
         if (!s->cpu_off) {
@@ -675,6 +738,8 @@ static int refresh_cpus(struct sim *s, double elapsed)
                         return -ENOMEM;
                 for (size_t i = 0; i < m->core_count; i++)
                         s->pmu_cpu[i] = m->cores[i].cpu;
+                for (size_t i = 0; i < m->intel.socket_count && i < SIM_MAX_SOCKETS; i++)
+                        s->iio_cpu[i] = (int)m->intel.sockets[i].first_cpu;
         }
         if (!(elapsed > s->cpu_done))
                 return 0;
@@ -691,6 +756,7 @@ static int refresh_cpus(struct sim *s, double elapsed)
                         continue;
                 s->cpu_off[e->cpu] = off;
                 online_changed = true;
+                iio_moved |= move_iio(s, e->cpu, off);
                 for (size_t i = 0; i < m->core_count; i++) {
                         if (off && s->pmu_cpu[i] == (int)e->cpu)
                                 s->pmu_cpu[i] = pick_cpu(s, i, e->cpu);
@@ -708,7 +774,11 @@ static int refresh_cpus(struct sim *s, double elapsed)
 
                 if (moved[i] && sim_pmu_bound(m, i, elapsed, &generation))
                         ret = write_cpumask(s, i);
+                if (!ret && moved[i] && m->cores[i].ptt_function != SIM_NONE)
+                        ret = write_cpumask_of(s, i, true);
         }
+        if (!ret && iio_moved)
+                ret = sim_sysfs_iio_cpumasks(m, s->root, s->iio_cpu);
         if (!ret && online_changed)
                 ret = write_online(s);
         return ret;
@@ -735,6 +805,48 @@ static int refresh_pmus(struct sim *s, double elapsed)
                         ret = write_cpumask(s, i);
                 if (!ret)
                         s->pmu_shown[i] = want;
+        }
+        for (size_t i = 0; i < m->core_count && !ret; i++) {
+                unsigned int generation, want;
+                char name[64];
+
+                if (m->cores[i].ptt_function == SIM_NONE || !s->ptt)
+                        continue;
+                want = sim_pmu_kind_bound(m, SIM_PMUK_HISI_PTT, i, elapsed, &generation)
+                           ? generation
+                           : PMU_NOT_SHOWN;
+                if (want == s->ptt_shown[i])
+                        continue;
+                sim_ptt_name(m, i, name, sizeof(name));
+                ret = sim_sysfs_pmu_dir_remove(s->root, name);
+                if (!ret && want != PMU_NOT_SHOWN)
+                        ret =
+                            sim_ptt_sysfs_write_one(m, s->root, i, sim_ptt_type_of(i, generation));
+                if (!ret && want != PMU_NOT_SHOWN && s->cpu_off && s->pmu_cpu[i] != m->cores[i].cpu)
+                        ret = write_cpumask_of(s, i, true);
+                if (!ret)
+                        s->ptt_shown[i] = want;
+        }
+        for (unsigned int box = 0; s->iio && box < 256 && !ret; box++) {
+                unsigned int generation, want;
+                char name[64];
+
+                if (!sim_pmu_kind_has_events(m, SIM_PMUK_IIO, box))
+                        continue;
+                want = sim_pmu_kind_bound(m, SIM_PMUK_IIO, box, elapsed, &generation)
+                           ? generation
+                           : PMU_NOT_SHOWN;
+                if (want == s->iio_shown[box])
+                        continue;
+                snprintf(name, sizeof(name), "uncore_iio_free_running_%u", box);
+                ret = sim_sysfs_pmu_dir_remove(s->root, name);
+                if (!ret && want != PMU_NOT_SHOWN)
+                        ret = sim_sysfs_iio_pmu_write(m, s->root, box,
+                                                      sim_iio_type_of(box, generation));
+                if (!ret && want != PMU_NOT_SHOWN && s->cpu_off)
+                        ret = sim_sysfs_iio_cpumasks(m, s->root, s->iio_cpu);
+                if (!ret)
+                        s->iio_shown[box] = want;
         }
         return ret;
 }
@@ -779,7 +891,8 @@ static int refresh_locked(struct sim *s)
 }
 
 /* A perf call brings the PMU directories up to now when a PMU was bound or
- * unbound since (the kernel shows it at once), not only the host's read;
+ * unbound, or a CPU went offline or online, since (the kernel shows it at
+ * once: a cpumask moves as the CPU goes), not only the host's read;
  * functions come and go at the host's read, between two topology scans. */
 static void refresh_if_due(struct sim *s)
 {
@@ -788,7 +901,7 @@ static void refresh_if_due(struct sim *s)
         if (!(now >= atomic_load(&s->next_pmu_change)))
                 return;
         pthread_mutex_lock(&s->refresh_lock);
-        if (refresh_pmus(s, now) == 0)
+        if (refresh_cpus(s, now) == 0 && refresh_pmus(s, now) == 0)
                 atomic_store(&s->next_pmu_change, sim_events_next(s->machine, now, true));
         pthread_mutex_unlock(&s->refresh_lock);
 }
@@ -837,7 +950,7 @@ static int pmu_event(struct sim *s, const char *pmu, enum sim_event_kind kind)
         double now = sim_pmu_now(s->pmu);
         int ret;
 
-        if (!pmu || sim_pmu_find(s->machine, pmu, &e.core))
+        if (!pmu || sim_pmu_any_find(s->machine, pmu, &e.pmu, &e.core))
                 return -ENODEV;
         e.at_s = now >= 0 ? now : 0;
         ret = sim_events_append(s->machine, &e);
@@ -852,6 +965,29 @@ int sim_pmu_unbind(struct sim *s, const char *pmu)
 int sim_pmu_bind(struct sim *s, const char *pmu)
 {
         return pmu_event(s, pmu, SIM_EV_PMU_BIND);
+}
+
+static int cpu_event(struct sim *s, unsigned int cpu, enum sim_event_kind kind)
+{
+        struct sim_event e = {.kind = kind, .dev = SIM_NONE, .core = SIM_NONE, .cpu = cpu};
+        double now = sim_pmu_now(s->pmu);
+        int ret;
+
+        if (cpu >= s->machine->cpus)
+                return -ENODEV;
+        e.at_s = now >= 0 ? now : 0;
+        ret = sim_events_append(s->machine, &e);
+        return ret ? ret : sim_refresh(s);
+}
+
+int sim_cpu_down(struct sim *s, unsigned int cpu)
+{
+        return cpu_event(s, cpu, SIM_EV_CPU_OFFLINE);
+}
+
+int sim_cpu_up(struct sim *s, unsigned int cpu)
+{
+        return cpu_event(s, cpu, SIM_EV_CPU_ONLINE);
 }
 
 const struct sim_machine *sim_machine(const struct sim *s)

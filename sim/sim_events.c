@@ -110,7 +110,8 @@ double sim_events_next(const struct sim_machine *m, double t, bool pmus)
                 enum sim_event_kind k = m->events[i].kind;
                 double x;
 
-                if (pmus && k != SIM_EV_PMU_UNBIND && k != SIM_EV_PMU_BIND)
+                if (pmus && k != SIM_EV_PMU_UNBIND && k != SIM_EV_PMU_BIND &&
+                    k != SIM_EV_CPU_OFFLINE && k != SIM_EV_CPU_ONLINE)
                         continue;
                 x = next_after(&m->events[i], t);
 
@@ -292,6 +293,24 @@ size_t sim_events_between(const struct sim_machine *m, double t0, double t1,
 
 bool sim_pmu_bound(const struct sim_machine *m, size_t core, double t, unsigned int *generation)
 {
+        return sim_pmu_kind_bound(m, SIM_PMUK_HISI_PCIE, core, t, generation);
+}
+
+bool sim_pmu_kind_has_events(const struct sim_machine *m, enum sim_pmu_kind kind, size_t index)
+{
+        size_t n = sim_events_count(m);
+
+        for (size_t i = 0; i < n; i++)
+                if ((m->events[i].kind == SIM_EV_PMU_UNBIND ||
+                     m->events[i].kind == SIM_EV_PMU_BIND) &&
+                    m->events[i].pmu == kind && m->events[i].core == index)
+                        return true;
+        return false;
+}
+
+bool sim_pmu_kind_bound(const struct sim_machine *m, enum sim_pmu_kind kind, size_t core, double t,
+                        unsigned int *generation)
+{
         size_t n = sim_events_count(m);
         double best = -INFINITY, binds = 0;
         bool bound = true;
@@ -300,7 +319,8 @@ bool sim_pmu_bound(const struct sim_machine *m, size_t core, double t, unsigned 
                 const struct sim_event *e = &m->events[i];
                 double at;
 
-                if ((e->kind != SIM_EV_PMU_UNBIND && e->kind != SIM_EV_PMU_BIND) || e->core != core)
+                if ((e->kind != SIM_EV_PMU_UNBIND && e->kind != SIM_EV_PMU_BIND) ||
+                    e->pmu != kind || e->core != core)
                         continue;
                 if (e->kind == SIM_EV_PMU_BIND)
                         binds += occurrences(e, t);
@@ -313,6 +333,30 @@ bool sim_pmu_bound(const struct sim_machine *m, size_t core, double t, unsigned 
         if (generation)
                 *generation = binds > 1e9 ? 1000000000u : (unsigned int)binds;
         return bound;
+}
+
+bool sim_cpu_is_online(const struct sim_machine *m, unsigned int cpu, double t)
+{
+        size_t n = sim_events_count(m);
+        double best = -INFINITY;
+        bool online = true;
+
+        if (cpu >= m->cpus)
+                return false;
+        for (size_t i = 0; i < n; i++) {
+                const struct sim_event *e = &m->events[i];
+                double at;
+
+                if ((e->kind != SIM_EV_CPU_OFFLINE && e->kind != SIM_EV_CPU_ONLINE) ||
+                    e->cpu != cpu)
+                        continue;
+                at = last_at(e, t);
+                if (at == -INFINITY || at < best)
+                        continue;
+                best = at; /* a later entry wins a tie */
+                online = e->kind == SIM_EV_CPU_ONLINE;
+        }
+        return online;
 }
 
 int sim_pmu_find(const struct sim_machine *m, const char *name, size_t *core)
@@ -339,6 +383,41 @@ int sim_ptt_find(const struct sim_machine *m, const char *name, size_t *core)
                         *core = i;
                         return 0;
                 }
+        }
+        return -ENODEV;
+}
+
+/* Whether some socket has an IIO stack with box id @box. */
+static bool iio_box_exists(const struct sim_machine *m, unsigned int box)
+{
+        for (size_t i = 0; i < m->intel.socket_count; i++)
+                for (size_t k = 0; k < m->intel.sockets[i].stack_count; k++)
+                        if (m->intel.sockets[i].stacks[k].box_id == box)
+                                return true;
+        return false;
+}
+
+int sim_pmu_any_find(const struct sim_machine *m, const char *name, enum sim_pmu_kind *kind,
+                     size_t *index)
+{
+        static const char iio[] = "uncore_iio_free_running_";
+        unsigned int box;
+        char tail;
+
+        if (!sim_pmu_find(m, name, index)) {
+                *kind = SIM_PMUK_HISI_PCIE;
+                return 0;
+        }
+        if (!sim_ptt_find(m, name, index)) {
+                *kind = SIM_PMUK_HISI_PTT;
+                return 0;
+        }
+        if (!strncmp(name, iio, strlen(iio)) && name[strlen(iio)] >= '0' &&
+            name[strlen(iio)] <= '9' && sscanf(name + strlen(iio), "%u%c", &box, &tail) == 1 &&
+            box < 256 && iio_box_exists(m, box)) {
+                *kind = SIM_PMUK_IIO;
+                *index = box;
+                return 0;
         }
         return -ENODEV;
 }
@@ -540,13 +619,18 @@ static int parse_event(struct parse *p, json_object *o, const char *path, struct
         if (e->kind == SIM_EV_PMU_UNBIND || e->kind == SIM_EV_PMU_BIND) {
                 r = get_text(p, o, path, "pmu", text, sizeof(text));
                 if (r > 0)
-                        return fail(p, kpath, "missing (the PMU, \"hisi_pcie<sicl>_core<core>\")");
+                        return fail(p, kpath,
+                                    "missing (the PMU: \"hisi_pcie<sicl>_core<core>\", "
+                                    "\"hisi_ptt<sicl>_<core>\" or "
+                                    "\"uncore_iio_free_running_<box>\")");
                 if (r)
                         return r;
-                if (sim_pmu_find(p->m, text, &e->core))
+                if (sim_pmu_any_find(p->m, text, &e->pmu, &e->core))
                         return fail(p, kpath,
-                                    "no PMU \"%s\" on this machine (the PMU of SICL s, core c is "
-                                    "hisi_pcie<s>_core<c>)",
+                                    "no PMU \"%s\" on this machine (the hisi_pcie PMU of SICL s, "
+                                    "core c is hisi_pcie<s>_core<c>, its PTT device "
+                                    "hisi_ptt<s>_<c>; an Intel IIO stack's is "
+                                    "uncore_iio_free_running_<box>)",
                                     text);
                 return 0;
         }

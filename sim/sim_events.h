@@ -46,7 +46,8 @@ int sim_events_parse(struct sim_machine *m, struct json_object *events, const ch
 size_t sim_events_count(const struct sim_machine *m);
 
 /* When the next change after @t happens (INFINITY: none); with @pmus,
- * the next PMU bind or unbind. */
+ * the next change of a PMU directory: a bind, an unbind, or a CPU going
+ * offline or online (cpumasks move). */
 double sim_events_next(const struct sim_machine *m, double t, bool pmus);
 
 /* The occurrences of the log's events in (@t0, @t1], in time order (at
@@ -90,6 +91,22 @@ bool sim_device_has_events(const struct sim_machine *m, size_t dev);
  * sim_pmu_type_of()).
  */
 bool sim_pmu_bound(const struct sim_machine *m, size_t core, double t, unsigned int *generation);
+/* The same for any PMU a `pmu_unbind` can name: @kind, and @index (core
+ * index, or the IIO box id). */
+bool sim_pmu_kind_bound(const struct sim_machine *m, enum sim_pmu_kind kind, size_t index, double t,
+                        unsigned int *generation);
+/* Whether any `pmu_unbind` / `pmu_bind` names that PMU. */
+bool sim_pmu_kind_has_events(const struct sim_machine *m, enum sim_pmu_kind kind, size_t index);
+/* The PMU named @name, of any kind: "hisi_pcie<s>_core<c>",
+ * "hisi_ptt<s>_<c>" or "uncore_iio_free_running_<box>". 0 or -ENODEV. */
+int sim_pmu_any_find(const struct sim_machine *m, const char *name, enum sim_pmu_kind *kind,
+                     size_t *index);
+
+/* Whether CPU @cpu is online @t seconds after start: no `cpu_offline` of
+ * it since its last `cpu_online` (a pure function of the log, so a PMU
+ * model's event_init can refuse an offline CPU as perf_event_open() does:
+ * -ENODEV). */
+bool sim_cpu_is_online(const struct sim_machine *m, unsigned int cpu, double t);
 
 /* ---- run-time changes of a running simulation (sim.h) ---- */
 
@@ -106,12 +123,14 @@ int sim_device_remove(struct sim *s, const char *bdf);
 int sim_device_add(struct sim *s, const char *bdf);
 
 /*
- * sim_pmu_unbind - the hisi_pcie PMU @pmu ("hisi_pcie<sicl>_core<core>")
- * loses its driver now: perf_pmu_unregister() takes its directory under
+ * sim_pmu_unbind - the PMU @pmu ("hisi_pcie<sicl>_core<core>",
+ * "hisi_ptt<sicl>_<core>" or "uncore_iio_free_running_<box>") loses its
+ * driver now: perf_pmu_unregister() takes its directory under
  * bus/event_source/devices away and revokes its open events (read()
  * returns 0 bytes, ioctl() -ENODEV, as since Linux 6.15); its perf type
  * opens nothing (-ENOENT). sim_pmu_bind - bound again: a fresh directory
- * with a new perf type. 0, -ENODEV (no such PMU), -ENOSPC.
+ * with a new perf type (an Intel IIO PMU: sim_iio_type_of(); its new
+ * events count from 0). 0, -ENODEV (no such PMU), -ENOSPC.
  */
 int sim_pmu_unbind(struct sim *s, const char *pmu);
 /* The core index of PTT device @name ("hisi_ptt<sicl>_<core>"). 0 or
@@ -120,6 +139,16 @@ int sim_ptt_find(const struct sim_machine *m, const char *name, size_t *core);
 /* The core index of hisi_pcie PMU @name. 0 or -ENODEV. */
 int sim_pmu_find(const struct sim_machine *m, const char *name, size_t *core);
 int sim_pmu_bind(struct sim *s, const char *pmu);
+
+/*
+ * sim_cpu_down / sim_cpu_up - CPU @cpu goes offline (online) now, as
+ * `cpu_offline` (`cpu_online`) does: every PMU whose cpumask holds it moves
+ * to another CPU of its die (hisi_pcie, hisi_ptt, Intel IIO), open events
+ * count on, opening on it fails with -ENODEV. 0, -ENODEV (no such CPU),
+ * -ENOSPC.
+ */
+int sim_cpu_down(struct sim *s, unsigned int cpu);
+int sim_cpu_up(struct sim *s, unsigned int cpu);
 
 /* Appends @e to @m's log (thread-safe against readers). 0 or -ENOSPC. */
 int sim_events_append(struct sim_machine *m, const struct sim_event *e);

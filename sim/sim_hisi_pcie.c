@@ -454,6 +454,8 @@ static int hisi_pcie_event_init(struct sim_pmu_core *c, const struct perf_event_
         /* perf core: all tasks on no CPU, or a CPU that does not exist. */
         if ((pid == -1 && cpu < 0) || (cpu >= 0 && (unsigned int)cpu >= p->m->cpus))
                 return -EINVAL;
+        /* No check of @cpu being online: event_init sets event->cpu to the
+         * PMU's cpumask CPU, and perf_event_open() checks that one. */
         if (attr->sample_period || attr->freq || pid != -1)
                 return -EOPNOTSUPP;
         e->code = (uint32_t)(attr->config & 0x1ffff);

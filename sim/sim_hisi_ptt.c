@@ -14,6 +14,7 @@
 #include "sim_hisi_ptt.h"
 #include "sim_pmu_core.h"
 #include "sim_events.h"
+#include "sim_hisi_pcie.h"
 #include "sim_traffic.h"
 
 #include <errno.h>
@@ -398,6 +399,22 @@ static int write_ptt_pmu(struct out *o, const struct sim_machine *m, const char 
         for (size_t i = 0; !r && i < sizeof(tune) / sizeof(tune[0]); i++)
                 r = put(o, sub, tune[i], "%u\n", 1u);
         return r;
+}
+
+int sim_ptt_sysfs_write_one(const struct sim_machine *m, const char *root, size_t core,
+                            uint32_t type)
+{
+        struct out o = {NULL, 0};
+
+        if (!m || !root || core >= m->core_count || m->cores[core].ptt_function == SIM_NONE)
+                return -EINVAL;
+        return write_ptt_pmu(&o, m, root, core, type);
+}
+
+uint32_t sim_ptt_type_of(size_t core, unsigned int generation)
+{
+        return SIM_PTT_TYPE_BASE + (uint32_t)core +
+               SIM_MAX_CORES * (uint32_t)(generation % SIM_PMU_GENERATIONS);
 }
 
 int sim_ptt_sysfs_write(const struct sim_machine *m, const char *root, uint32_t type_base,
@@ -990,6 +1007,10 @@ static double driver_stop_at(const struct sim_ptt *p, size_t core, double t0, do
 
                 if (e->kind == SIM_EV_PTT_STOP && (e->core == SIM_NONE || e->core == core))
                         return at[k].at;
+                /* Its driver unbound: perf_pmu_unregister() stops the
+                 * trace in progress as the driver's stop does. */
+                if (e->kind == SIM_EV_PMU_UNBIND && e->pmu == SIM_PMUK_HISI_PTT && e->core == core)
+                        return at[k].at;
         }
         return INFINITY;
 }
@@ -1034,6 +1055,19 @@ void sim_ptt_advance(struct sim_ptt *p)
 
 /* ---- start / stop ---- */
 
+/* Whether @cpu is on the die of @home (the device's cpumask CPU at boot):
+ * hisi_ptt_pmu_add() traces only from a CPU of the device's node, and
+ * after a CPU offline the cpumask names another CPU of it. Without the
+ * die's CPU list, only @home itself. */
+static bool same_die(const struct sim_machine *m, int cpu, int home)
+{
+        if (cpu == home)
+                return true;
+        if (cpu < 0 || home < 0 || (unsigned int)cpu >= m->cpus || (unsigned int)home >= m->cpus)
+                return false;
+        return m->cpu_sicl[cpu] && m->cpu_sicl[cpu] == m->cpu_sicl[home];
+}
+
 /* ENABLE: the driver's start. It needs the AUX area and room for a buffer
  * (the model's reading of perf_aux_output_begin); otherwise no trace runs,
  * silently. */
@@ -1044,7 +1078,7 @@ static void trace_start(struct sim_ptt *p, struct ptt_dev *d, size_t ci)
         d->running = false;
         if (!d->pg || !d->aux || !d->chunk)
                 return;
-        if (d->cpu != p->m->cores[ci].cpu)
+        if (!same_die(p->m, d->cpu, p->m->cores[ci].cpu))
                 return; /* a CPU off the device's node: add() does nothing */
         d->heap_n = 0;
         d->have_prev = false;
@@ -1128,16 +1162,29 @@ static int ptt_event_init(struct sim_pmu_core *c, const struct perf_event_attr *
         size_t ci;
         int err = 0;
 
-        if (attr->type < p->type_base || attr->type - p->type_base >= p->m->core_count ||
-            !p->devs[attr->type - p->type_base].present)
+        uint32_t off = attr->type - p->type_base;
+        unsigned int generation;
+
+        if (attr->type < p->type_base || off / SIM_MAX_CORES >= SIM_PMU_GENERATIONS ||
+            off % SIM_MAX_CORES >= p->m->core_count || !p->devs[off % SIM_MAX_CORES].present)
                 return -ENOENT;
-        ci = attr->type - p->type_base;
+        ci = off % SIM_MAX_CORES;
+        /* An unbound device's type is no longer in the kernel's idr, nor is
+         * the type of an earlier binding (sim_events.h). */
+        if (!sim_pmu_kind_bound(p->m, SIM_PMUK_HISI_PTT, ci, now_s(p), &generation) ||
+            generation % SIM_PMU_GENERATIONS != off / SIM_MAX_CORES)
+                return -ENOENT;
         if (sim_pmu_core_fault(c, ci, &err))
                 return -err;
         if (cpu >= 0 && (unsigned int)cpu >= p->m->cpus)
                 return -EINVAL;
         if (cpu < 0 || pid != -1)
                 return -EOPNOTSUPP;
+        /* hisi_ptt_pmu_event_init() keeps event->cpu: perf_event_open()
+         * on an offline CPU fails there (the hisi_pcie and uncore drivers
+         * rewrite it to their cpumask CPU, so theirs open). */
+        if (!sim_cpu_is_online(p->m, (unsigned int)cpu, now_s(p)))
+                return -ENODEV;
         *slot = ci;
         e->config = attr->config;
         e->cpu = cpu;

@@ -92,6 +92,13 @@ void sim_ptt_name(const struct sim_machine *m, size_t core, char *buf, size_t si
  * root_port_filters/, requester_filters/, tune/. Returns 0 or a negative
  * errno with @errbuf naming the path.
  */
+/* Core @core's PTT device alone, with perf type @type (bound again: a
+ * fresh directory, a new type). 0 or a negative errno. */
+int sim_ptt_sysfs_write_one(const struct sim_machine *m, const char *root, size_t core,
+                            uint32_t type);
+/* The perf type of core @core's PTT device in its @generation-th binding. */
+uint32_t sim_ptt_type_of(size_t core, unsigned int generation);
+
 int sim_ptt_sysfs_write(const struct sim_machine *m, const char *root, uint32_t type_base,
                         char *errbuf, size_t errlen);
 

@@ -25,6 +25,7 @@
 
 #include "hw_env.h"
 #include "sim_events.h"
+#include <limits.h>
 #include "sim_traffic.h"
 
 #define MAX_EVENTS 4096
@@ -40,9 +41,10 @@ struct iio_event {
         unsigned int box;
         enum iio_kind kind;
         unsigned int part;
-        uint64_t value; /* counts while counting */
-        uint64_t base;  /* counter reading at the last update */
-        double time_s;  /* seconds counted (time_enabled == time_running) */
+        unsigned int generation; /* the PMU's binding it was opened on */
+        uint64_t value;          /* counts while counting */
+        uint64_t base;           /* counter reading at the last update */
+        double time_s;           /* seconds counted (time_enabled == time_running) */
 };
 
 struct sim_iio {
@@ -217,6 +219,35 @@ static bool box_exists(const struct sim_machine *m, unsigned int box)
         return false;
 }
 
+uint32_t sim_iio_type_of(unsigned int box, unsigned int generation)
+{
+        if (!generation)
+                return SIM_IIO_TYPE_BASE + box;
+        return SIM_IIO_REBIND_BASE + box + 0x100 * ((generation - 1) % 15);
+}
+
+/* The box of perf type @type (either binding's range), or UINT_MAX. */
+static unsigned int box_of_type(uint32_t type)
+{
+        if (type >= SIM_IIO_TYPE_BASE && type - SIM_IIO_TYPE_BASE <= 0xff)
+                return type - SIM_IIO_TYPE_BASE;
+        if (type >= SIM_IIO_REBIND_BASE && type - SIM_IIO_REBIND_BASE < 0x100 * 15)
+                return (type - SIM_IIO_REBIND_BASE) & 0xff;
+        return UINT_MAX;
+}
+
+/* perf_pmu_unregister() since the event was opened: revoked (read() gives
+ * 0 bytes, ioctl() -ENODEV), as for the hisi_pcie PMUs. */
+static bool iio_revoked(struct sim_pmu_core *c, const struct sim_pmu_event *ev)
+{
+        const struct sim_iio *p = c->owner;
+        const struct iio_event *e = (const struct iio_event *)ev;
+        unsigned int generation;
+
+        return !sim_pmu_kind_bound(p->m, SIM_PMUK_IIO, e->box, p->last, &generation) ||
+               generation != e->generation;
+}
+
 /* The uncore driver's event_init and the perf core's target checks. */
 static int iio_event_init(struct sim_pmu_core *c, const struct perf_event_attr *attr, pid_t pid,
                           int cpu, struct sim_pmu_event *ev, size_t *slot)
@@ -226,15 +257,25 @@ static int iio_event_init(struct sim_pmu_core *c, const struct perf_event_attr *
         unsigned int event, umask;
 
         (void)slot;
-        if (attr->type < SIM_IIO_TYPE_BASE || attr->type - SIM_IIO_TYPE_BASE > 0xff ||
-            !box_exists(m, attr->type - SIM_IIO_TYPE_BASE))
+        unsigned int generation;
+
+        e->box = box_of_type(attr->type);
+        if (e->box == UINT_MAX || !box_exists(m, e->box))
                 return -ENOENT; /* not one of ours: perf would try the next PMU */
-        e->box = attr->type - SIM_IIO_TYPE_BASE;
+        /* An unbound PMU's type is no longer in the kernel's idr, nor is
+         * the type of an earlier binding (sim_events.h). */
+        if (!sim_pmu_kind_bound(m, SIM_PMUK_IIO, e->box, sim_iio_now(c->owner), &generation) ||
+            sim_iio_type_of(e->box, generation) != attr->type)
+                return -ENOENT;
+        e->generation = generation;
         /* perf core: all tasks on no CPU, or a CPU that does not exist;
          * uncore: no task events, no sampling, a CPU of a die with the box. */
         if (pid != -1 || cpu < 0 || (unsigned int)cpu >= m->cpus || attr->sample_period ||
             attr->freq)
                 return -EINVAL;
+        /* No check of @cpu being online: uncore_pmu_event_init() sets
+         * event->cpu to the die's collecting CPU (box->cpu), and
+         * perf_event_open() checks that one. */
         e->socket = socket_of_cpu(m, cpu);
         if (e->socket == SIZE_MAX)
                 return -EINVAL;
@@ -323,6 +364,7 @@ static const struct sim_pmu_model iio_model = {
     .start = iio_start,
     .report = iio_report,
     .reset = iio_reset,
+    .revoked = iio_revoked,
 };
 
 /* ---- life cycle ---- */

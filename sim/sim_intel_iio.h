@@ -40,6 +40,10 @@ struct perf_ops;
  * Programmable uncore_iio_<box> PMUs (written to sysfs, not counted) use
  * SIM_IIO_TYPE_BASE + 0x100 + box id. */
 #define SIM_IIO_TYPE_BASE 0x7800
+/* uncore_iio_free_running_<box> bound again (`pmu_bind`, sim_events.h) for
+ * the n-th time: SIM_IIO_REBIND_BASE + box + 0x100 * ((n - 1) % 15). */
+#define SIM_IIO_REBIND_BASE 0x7e00
+uint32_t sim_iio_type_of(unsigned int box, unsigned int generation);
 /* Fake file descriptors of this model: disjoint from sim_hisi_pcie's. */
 #define SIM_IIO_FD_BASE 0x50000000
 

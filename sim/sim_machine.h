@@ -245,13 +245,22 @@ enum sim_event_kind {
         SIM_EV_KINDS,
 };
 
+/* Which driver a `pmu_unbind` / `pmu_bind` names. */
+enum sim_pmu_kind {
+        SIM_PMUK_HISI_PCIE, /* hisi_pcie<s>_core<c>: core index */
+        SIM_PMUK_HISI_PTT,  /* hisi_ptt<s>_<c>: core index */
+        SIM_PMUK_IIO,       /* uncore_iio_free_running_<box>: box id */
+};
+
 struct sim_event {
         enum sim_event_kind kind;
-        double at_s;    /* seconds after the machine started */
-        double every_s; /* > 0: repeats with this period; 0: once */
-        size_t dev;     /* SIM_EV_REMOVE / SIM_EV_ADD: device index */
+        enum sim_pmu_kind pmu; /* SIM_EV_PMU_UNBIND / SIM_EV_PMU_BIND */
+        double at_s;           /* seconds after the machine started */
+        double every_s;        /* > 0: repeats with this period; 0: once */
+        size_t dev;            /* SIM_EV_REMOVE / SIM_EV_ADD: device index */
         unsigned int cpu;
-        size_t core; /* PMU events, SIM_EV_PTT_STOP: core index (SIM_NONE: every PTT) */
+        size_t core; /* PMU events: core index or IIO box (by pmu); SIM_EV_PTT_STOP: core
+                      * index (SIM_NONE: every PTT) */
 };
 
 struct sim_machine {

@@ -759,9 +759,11 @@ static int sub_dir(struct out *o, char *out, size_t size, const char *dir, const
         return make_dir(o, out);
 }
 
-/* The cpumask of an IIO PMU with box @box: the first CPU of every socket
- * that has the stack, as a list ("0,56"). */
-static void iio_cpumask(const struct sim_machine *m, unsigned int box, char *buf, size_t size)
+/* The cpumask of an IIO PMU with box @box: the CPU that counts for each
+ * socket that has the stack (@socket_cpu[i], < 0: none online; NULL: the
+ * first CPU of each, as at boot), as a list ("0,56"). */
+static void iio_cpumask_of(const struct sim_machine *m, unsigned int box, const int *socket_cpu,
+                           char *buf, size_t size)
 {
         size_t len = 0;
 
@@ -770,14 +772,20 @@ static void iio_cpumask(const struct sim_machine *m, unsigned int box, char *buf
                 const struct sim_socket *s = &m->intel.sockets[i];
 
                 for (size_t k = 0; k < s->stack_count; k++) {
-                        if (s->stacks[k].box_id != box)
+                        int cpu = socket_cpu ? socket_cpu[i] : (int)s->first_cpu;
+
+                        if (s->stacks[k].box_id != box || cpu < 0)
                                 continue;
-                        len += (size_t)snprintf(buf + len, size - len, "%s%u", len ? "," : "",
-                                                s->first_cpu);
+                        len += (size_t)snprintf(buf + len, size - len, "%s%d", len ? "," : "", cpu);
                         if (len >= size)
                                 len = size - 1;
                 }
         }
+}
+
+static void iio_cpumask(const struct sim_machine *m, unsigned int box, char *buf, size_t size)
+{
+        iio_cpumask_of(m, box, NULL, buf, size);
 }
 
 /* The kernel's uncore event attributes print without a newline
@@ -792,7 +800,7 @@ static int put_event(struct out *o, const char *dir, const char *name, const cha
 }
 
 static int write_iio_free_running(struct out *o, const struct sim_machine *m, const char *root,
-                                  unsigned int box)
+                                  unsigned int box, uint32_t type)
 {
         bool v615 = m->kernel >= SIM_KERNEL_6_15;
         const char *scale = v615 ? "3.0517578125e-5" : "3.814697266e-6";
@@ -805,7 +813,7 @@ static int write_iio_free_running(struct out *o, const struct sim_machine *m, co
         iio_cpumask(m, box, mask, sizeof(mask));
         r = make_dir(o, dir);
         if (!r)
-                r = put_text(o, dir, "type", "%u\n", SIM_IIO_TYPE_BASE + box);
+                r = put_text(o, dir, "type", "%u\n", type);
         if (!r)
                 r = put_text(o, dir, "cpumask", "%s\n", mask);
         if (!r)
@@ -899,7 +907,7 @@ static int write_intel(struct out *o, const struct sim_machine *m, const char *r
                         if (done[box])
                                 continue;
                         done[box] = true;
-                        r = write_iio_free_running(o, m, root, box);
+                        r = write_iio_free_running(o, m, root, box, SIM_IIO_TYPE_BASE + box);
                         if (!r)
                                 r = write_iio_programmable(o, m, root, box);
                         if (r)
@@ -1104,6 +1112,55 @@ int sim_sysfs_put(const char *root, const char *dir, const char *name, const cha
         if (!root || !dir || !name || !text || join(path, sizeof(path), "%s/%s", root, dir))
                 return -EINVAL;
         return put_atomic(NULL, path, name, text, strlen(text));
+}
+
+int sim_sysfs_iio_cpumasks(const struct sim_machine *m, const char *root, const int *socket_cpu)
+{
+        static const char *const kinds[] = {"uncore_iio_free_running_", "uncore_iio_"};
+        char dir[PATH_MAX], mask[256], text[260];
+        struct stat st;
+        int r = 0;
+
+        if (!m || !root || !socket_cpu)
+                return -EINVAL;
+        for (unsigned int box = 0; !r && box < 256; box++) {
+                iio_cpumask_of(m, box, socket_cpu, mask, sizeof(mask));
+                snprintf(text, sizeof(text), "%s\n", mask);
+                for (size_t k = 0; !r && k < sizeof(kinds) / sizeof(kinds[0]); k++) {
+                        char name[64];
+
+                        snprintf(name, sizeof(name), "%s%u", kinds[k], box);
+                        if (join(dir, sizeof(dir), "%s/sys/bus/event_source/devices/%s", root,
+                                 name))
+                                return -ENAMETOOLONG;
+                        if (stat(dir, &st) || !S_ISDIR(st.st_mode))
+                                continue; /* no such box, or unbound */
+                        snprintf(dir, sizeof(dir), "sys/bus/event_source/devices/%s", name);
+                        r = sim_sysfs_put(root, dir, "cpumask", text);
+                }
+        }
+        return r;
+}
+
+int sim_sysfs_iio_pmu_write(const struct sim_machine *m, const char *root, unsigned int box,
+                            uint32_t type)
+{
+        struct out o = {NULL, 0};
+
+        if (!m || !root || box > 0xff)
+                return -EINVAL;
+        return write_iio_free_running(&o, m, root, box, type);
+}
+
+int sim_sysfs_pmu_dir_remove(const char *root, const char *name)
+{
+        char dir[PATH_MAX];
+
+        if (!root || !name || !*name || strchr(name, '/'))
+                return -EINVAL;
+        if (join(dir, sizeof(dir), "%s/sys/bus/event_source/devices/%s", root, name))
+                return -ENAMETOOLONG;
+        return remove_dir(dir);
 }
 
 int sim_sysfs_pmu_remove(const struct sim_machine *m, const char *root, size_t core)

@@ -78,10 +78,22 @@ int sim_sysfs_device_remove(const struct sim_machine *m, const char *root, size_
  * again), or removed (unbound). 0, -EINVAL or the errno. */
 int sim_sysfs_pmu_write(const struct sim_machine *m, const char *root, size_t core, uint32_t type);
 int sim_sysfs_pmu_remove(const struct sim_machine *m, const char *root, size_t core);
+/* The directory of PMU @name under bus/event_source/devices goes (its
+ * driver was unbound). 0 also when it was not there. */
+int sim_sysfs_pmu_dir_remove(const char *root, const char *name);
+/* uncore_iio_free_running_<box> afresh, with perf type @type (bound again). */
+int sim_sysfs_iio_pmu_write(const struct sim_machine *m, const char *root, unsigned int box,
+                            uint32_t type);
 
 /* Replaces @root/@dir/@name by @text atomically (write + rename): what
  * changes at run time (`cpumask`, the online CPUs). 0 or the errno. */
 int sim_sysfs_put(const char *root, const char *dir, const char *name, const char *text);
+
+/* sim_sysfs_iio_cpumasks - rewrite the cpumask of every Intel IIO PMU
+ * (uncore_iio_free_running_<box>, uncore_iio_<box>) in the tree: for each
+ * socket with the box, the CPU @socket_cpu[socket] (< 0: none online, left
+ * out), as uncore_change_context() moves it when a CPU goes offline. */
+int sim_sysfs_iio_cpumasks(const struct sim_machine *m, const char *root, const int *socket_cpu);
 
 /* The `config` image of one device (4096 bytes): header, PCI Express
  * capability (type, MPSS, MPS, MRRS, link capabilities/status/LNKCAP2) and

@@ -157,6 +157,17 @@ if ptts:
     # A stop only cuts a window open at that instant (0.2 s of every few
     # seconds per device): every 7 s, so that some land inside one.
     cand += [("PTT stop", [{"at_s": 45, "every_s": 7, "kind": "ptt_stop", "pmu": ptts[0]}])]
+    # The PTT driver unbound and bound again (a new perf type): its windows
+    # are skipped while it is gone, then open with the new type.
+    cand += [("PTT driver", [{"at_s": 200, "every_s": P, "kind": "pmu_unbind", "pmu": ptts[-1]},
+                             {"at_s": 230, "every_s": P, "kind": "pmu_bind", "pmu": ptts[-1]}])]
+boxes = [st["box_id"] for so in m.get("intel", {}).get("sockets", []) for st in so.get("iio_stacks", []) if "box_id" in st]
+if boxes:
+    # An Intel IIO PMU's driver unbound and bound again: new perf type, its
+    # counters from 0.
+    iio = f"uncore_iio_free_running_{boxes[0]}"
+    cand += [("IIO PMU driver", [{"at_s": 180, "every_s": P, "kind": "pmu_unbind", "pmu": iio},
+                                 {"at_s": 210, "every_s": P, "kind": "pmu_bind", "pmu": iio}])]
 if cpu is not None:
     cand += [("CPU offline", [{"at_s": 240, "every_s": P, "kind": "cpu_offline", "cpu": cpu},
                               {"at_s": 270, "every_s": P, "kind": "cpu_online", "cpu": cpu}])]

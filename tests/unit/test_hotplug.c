@@ -21,11 +21,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "engine.h"
 #include "hw_env.h"
 #include "sim.h"
 #include "sim_events.h"
+#include "sim_hisi_ptt.h"
+#include "sim_intel_iio.h"
 #include "support.h"
 #include <linux/perf_event.h>
 
@@ -80,7 +83,7 @@ static void test_schedule_removes_and_adds_a_subtree(void **state)
         struct sim_truth before, during, after;
 
         (void)state;
-        assert_int_equal(m->schedule_count, 9);
+        assert_int_equal(m->schedule_count, 13);
         for (double t = 0; t <= 70; t += 0.5) {
                 /* Removed at 10 s, back at 20 s, every 30 s. */
                 double phase = fmod(t, 30);
@@ -246,6 +249,98 @@ static void test_pmu_unbind_and_bind(void **state)
         sim_close(s);
 }
 
+/* The same for a PTT device: the directory goes, the old type opens
+ * nothing, a trace in progress stops as the driver's stop does (its buffer
+ * handed over TRUNCATED); bound again, a fresh directory with a new type. */
+static void test_ptt_unbind_and_bind(void **state)
+{
+        struct sim *s = open_sim(MACHINES "/kunpeng930-2p.json");
+        struct perf_event_attr a = {
+            .size = sizeof(a), .type = SIM_PTT_TYPE_BASE, .config = 0x1080001, .disabled = 1};
+        const struct perf_ops *ops;
+        struct hw_env env = {0};
+        char text[64];
+        int fd;
+
+        (void)state;
+        assert_int_equal(sim_env(s, &env), 0);
+        ops = env.perf;
+        fake_now = 1;
+        assert_int_equal(sim_pmu_unbind(s, "hisi_ptt0_0"), 0);
+        assert_int_equal(hw_read_file(&env, HW_SYSFS, text, sizeof(text),
+                                      "bus/event_source/devices/hisi_ptt0_0/type"),
+                         -ENOENT);
+        assert_true(hw_read_file(&env, HW_SYSFS, text, sizeof(text),
+                                 "bus/event_source/devices/hisi_ptt0_1/type") > 0);
+        assert_true(hw_read_file(&env, HW_SYSFS, text, sizeof(text),
+                                 "bus/event_source/devices/hisi_pcie0_core0/type") > 0);
+        assert_int_equal(ops->open(ops->ctx, &a, -1, 0, -1, 0), -ENOENT);
+        fake_now = 2;
+        assert_int_equal(sim_pmu_bind(s, "hisi_ptt0_0"), 0);
+        memset(text, 0, sizeof(text));
+        assert_true(hw_read_file(&env, HW_SYSFS, text, sizeof(text),
+                                 "bus/event_source/devices/hisi_ptt0_0/type") > 0);
+        assert_int_equal(strtoul(text, NULL, 10), SIM_PTT_TYPE_BASE + SIM_MAX_CORES);
+        assert_true(hw_read_file(&env, HW_SYSFS, text, sizeof(text),
+                                 "bus/event_source/devices/hisi_ptt0_0/tune/qos_tx_cpl") > 0);
+        assert_int_equal(ops->open(ops->ctx, &a, -1, 0, -1, 0), -ENOENT); /* the old type */
+        a.type = SIM_PTT_TYPE_BASE + SIM_MAX_CORES;
+        fd = ops->open(ops->ctx, &a, -1, 0, -1, 0);
+        assert_true(fd >= 0);
+        assert_int_equal(ops->close(ops->ctx, fd), 0);
+        assert_int_equal(sim_pmu_unbind(s, "hisi_ptt9_9"), -ENODEV);
+        sim_close(s);
+}
+
+/* An IIO free-running PMU unbound and bound again: its directory goes,
+ * its open events are revoked, the old type opens nothing; bound again,
+ * a new type whose events count from 0. */
+static void test_iio_unbind_and_bind(void **state)
+{
+        struct sim *s = open_sim(MACHINES "/spr-2s.json");
+        struct perf_event_attr a = {
+            .size = sizeof(a), .type = SIM_IIO_TYPE_BASE + 2, .config = 0x20ff};
+        struct hw_env env = {0};
+        const struct perf_ops *ops;
+        uint64_t v_old = 0, v_new = 0;
+        char text[64];
+        int fd, fd2;
+
+        (void)state;
+        assert_int_equal(sim_env(s, &env), 0);
+        ops = env.perf;
+        fd = ops->open(ops->ctx, &a, -1, 0, -1, 0);
+        assert_true(fd >= 0);
+        fake_now = 3;
+        assert_int_equal(ops->read(ops->ctx, fd, &v_old, sizeof(v_old)), (ssize_t)sizeof(v_old));
+        assert_true(v_old > 0);
+        assert_int_equal(sim_pmu_unbind(s, "uncore_iio_free_running_2"), 0);
+        assert_int_equal(hw_read_file(&env, HW_SYSFS, text, sizeof(text),
+                                      "bus/event_source/devices/uncore_iio_free_running_2/type"),
+                         -ENOENT);
+        assert_true(hw_read_file(&env, HW_SYSFS, text, sizeof(text),
+                                 "bus/event_source/devices/uncore_iio_free_running_4/type") > 0);
+        assert_int_equal(ops->read(ops->ctx, fd, &v_new, sizeof(v_new)), 0); /* revoked */
+        assert_int_equal(ops->open(ops->ctx, &a, -1, 0, -1, 0), -ENOENT);
+        fake_now = 4;
+        assert_int_equal(sim_pmu_bind(s, "uncore_iio_free_running_2"), 0);
+        memset(text, 0, sizeof(text));
+        assert_true(hw_read_file(&env, HW_SYSFS, text, sizeof(text),
+                                 "bus/event_source/devices/uncore_iio_free_running_2/type") > 0);
+        assert_int_equal(strtoul(text, NULL, 10), SIM_IIO_REBIND_BASE + 2);
+        assert_int_equal(ops->open(ops->ctx, &a, -1, 0, -1, 0), -ENOENT); /* the old type */
+        a.type = SIM_IIO_REBIND_BASE + 2;
+        fd2 = ops->open(ops->ctx, &a, -1, 0, -1, 0);
+        assert_true(fd2 >= 0);
+        fake_now = 5;
+        assert_int_equal(ops->read(ops->ctx, fd2, &v_new, sizeof(v_new)), (ssize_t)sizeof(v_new));
+        /* From 0: one second of counts, less than the old event's three. */
+        assert_true(v_new > 0 && v_new < v_old);
+        assert_int_equal(ops->close(ops->ctx, fd), 0);
+        assert_int_equal(ops->close(ops->ctx, fd2), 0);
+        sim_close(s);
+}
+
 /* CPU 0 goes offline at 12 s and back at 22 s: the PMUs on it move their
  * cpumask to another CPU of their die and stay there. */
 static void test_cpu_offline_moves_cpumask(void **state)
@@ -272,11 +367,93 @@ static void test_cpu_offline_moves_cpumask(void **state)
         SYSFS_IS("bus/event_source/devices/hisi_pcie0_core2/cpumask", "1\n");
         SYSFS_IS("bus/event_source/devices/hisi_pcie1_core1/cpumask", "64\n");
         SYSFS_IS("devices/system/cpu/online", "1-127\n");
+        /* The PTT devices on CPU 0 move with them (hisi_ptt_cpu_teardown()),
+         * those of the other socket stay. */
+        SYSFS_IS("bus/event_source/devices/hisi_ptt0_0/cpumask", "1\n");
+        SYSFS_IS("bus/event_source/devices/hisi_ptt0_2/cpumask", "1\n");
+        SYSFS_IS("bus/event_source/devices/hisi_ptt1_0/cpumask", "64\n");
+        {
+                /* perf_event_open() on the offline CPU: a PTT device
+                 * -ENODEV (its event_init keeps event->cpu), a hisi_pcie
+                 * PMU opens (event_init moves it to the cpumask CPU); on
+                 * the CPU the cpumask names now, both open. */
+                const struct perf_ops *ops = env.perf;
+                struct perf_event_attr a = {
+                    .size = sizeof(a), .type = SIM_PMU_TYPE_BASE, .config = 0x0104, .config2 = 1};
+                struct perf_event_attr t = {.size = sizeof(t),
+                                            .type = SIM_PTT_TYPE_BASE,
+                                            .config = 0x1080001,
+                                            .disabled = 1};
+                int fd;
+
+                fd = ops->open(ops->ctx, &a, -1, 0, -1, 0);
+                assert_true(fd >= 0);
+                assert_int_equal(ops->close(ops->ctx, fd), 0);
+                assert_int_equal(ops->open(ops->ctx, &t, -1, 0, -1, 0), -ENODEV);
+                fd = ops->open(ops->ctx, &a, -1, 1, -1, 0);
+                assert_true(fd >= 0);
+                assert_int_equal(ops->close(ops->ctx, fd), 0);
+                fd = ops->open(ops->ctx, &t, -1, 1, -1, 0);
+                assert_true(fd >= 0);
+                assert_int_equal(ops->close(ops->ctx, fd), 0);
+        }
         fake_now = 23;
         assert_int_equal(sim_refresh(s), 0);
         SYSFS_IS("devices/system/cpu/online", "0-127\n");
         /* hisi_pcie_pmu_online_cpu() takes a CPU only for a PMU without one. */
         SYSFS_IS("bus/event_source/devices/hisi_pcie0_core0/cpumask", "1\n");
+        SYSFS_IS("bus/event_source/devices/hisi_ptt0_0/cpumask", "1\n");
+#undef SYSFS_IS
+        sim_close(s);
+}
+
+/* An Intel IIO PMU counts for each socket on one CPU of it (its cpumask
+ * "0,56" on spr-2s): CPU 0 going offline moves socket 0's to CPU 1
+ * (uncore_event_cpu_offline()), an event open on it counts on (migrated);
+ * back online, CPU 0 takes nothing. */
+static void test_cpu_offline_moves_iio_cpumask(void **state)
+{
+        struct sim *s = open_sim(MACHINES "/spr-2s.json");
+        struct hw_env env = {0};
+        const struct perf_ops *ops;
+        /* bw_in_port0 of the free-running PMU of box 2 */
+        struct perf_event_attr a = {
+            .size = sizeof(a), .type = SIM_IIO_TYPE_BASE + 2, .config = 0x20ff};
+        uint64_t v1 = 0, v2 = 0, v3 = 0;
+        char text[64];
+        int fd, fd2;
+
+#define SYSFS_IS(path, want)                                                                       \
+        do {                                                                                       \
+                memset(text, 0, sizeof(text));                                                     \
+                assert_true(hw_read_file(&env, HW_SYSFS, text, sizeof(text), path) > 0);           \
+                assert_string_equal(text, want);                                                   \
+        } while (0)
+        (void)state;
+        assert_int_equal(sim_env(s, &env), 0);
+        ops = env.perf;
+        SYSFS_IS("bus/event_source/devices/uncore_iio_free_running_2/cpumask", "0,56\n");
+        fd = ops->open(ops->ctx, &a, -1, 0, -1, 0);
+        assert_true(fd >= 0);
+        fake_now = 1;
+        assert_int_equal(ops->read(ops->ctx, fd, &v1, sizeof(v1)), (ssize_t)sizeof(v1));
+        assert_int_equal(sim_cpu_down(s, 0), 0);
+        SYSFS_IS("bus/event_source/devices/uncore_iio_free_running_2/cpumask", "1,56\n");
+        SYSFS_IS("bus/event_source/devices/uncore_iio_2/cpumask", "1,56\n");
+        SYSFS_IS("devices/system/cpu/online", "1-111\n");
+        fake_now = 2;
+        assert_int_equal(ops->read(ops->ctx, fd, &v2, sizeof(v2)), (ssize_t)sizeof(v2));
+        assert_true(v2 > v1); /* migrated: counts on */
+        fd2 = ops->open(ops->ctx, &a, -1, 1, -1, 0);
+        assert_true(fd2 >= 0);
+        assert_int_equal(sim_cpu_up(s, 0), 0);
+        SYSFS_IS("bus/event_source/devices/uncore_iio_free_running_2/cpumask", "1,56\n");
+        fake_now = 3;
+        assert_int_equal(ops->read(ops->ctx, fd, &v3, sizeof(v3)), (ssize_t)sizeof(v3));
+        assert_true(v3 > v2);
+        assert_int_equal(ops->close(ops->ctx, fd), 0);
+        assert_int_equal(ops->close(ops->ctx, fd2), 0);
+        assert_int_equal(sim_cpu_down(s, 112), -ENODEV);
 #undef SYSFS_IS
         sim_close(s);
 }
@@ -325,6 +502,13 @@ static const struct load_case load_cases[] = {
     {"[{\"at_s\": 1, \"kind\": \"pmu_bind\", \"pmu\": \"hisi_pcie0_core1\"}]",
      "events[0].pmu: no PMU \"hisi_pcie0_core1\" on this machine"},
     {"[{\"at_s\": 1, \"kind\": \"pmu_bind\"}]", "events[0].pmu: missing"},
+    {"[{\"at_s\": 1, \"kind\": \"pmu_unbind\", \"pmu\": \"uncore_iio_free_running_2\"}]",
+     "events[0].pmu: no PMU \"uncore_iio_free_running_2\" on this machine (the hisi_pcie PMU of "
+     "SICL s, core c is hisi_pcie<s>_core<c>, its PTT device hisi_ptt<s>_<c>; an Intel IIO "
+     "stack's is uncore_iio_free_running_<box>)"},
+    {"[{\"at_s\": 1, \"kind\": \"pmu_unbind\", \"pmu\": \"hisi_ptt0_1\"}]",
+     "events[0].pmu: no PMU \"hisi_ptt0_1\""},
+    {"[{\"at_s\": 1, \"kind\": \"pmu_unbind\", \"pmu\": 3}]", "events[0].pmu: expected a string"},
     {"[{\"at_s\": 1, \"kind\": \"pmu_bind\", \"bdf\": \"01:00.0\"}]",
      "events[0].bdf: a \"pmu_bind\" event takes \"pmu\", not \"bdf\""},
     {"[{\"at_s\": 1, \"kind\": \"cpu_offline\", \"cpu\": 1}]", NULL},
@@ -375,6 +559,55 @@ static void test_loader(void **state)
         free(big);
 }
 
+/* spr-2s.json with @events (a JSON array) spliced in, in a new buffer. */
+static char *spr_with_events(const char *events)
+{
+        char *text, *json, *at;
+        FILE *f = fopen(MACHINES "/spr-2s.json", "r");
+        size_t size;
+        long len;
+
+        assert_non_null(f);
+        assert_int_equal(fseek(f, 0, SEEK_END), 0);
+        len = ftell(f);
+        assert_true(len > 0);
+        rewind(f);
+        size = (size_t)len + strlen(events) + 32;
+        text = calloc(1, (size_t)len + 1);
+        json = calloc(1, size);
+        assert_non_null(text);
+        assert_non_null(json);
+        assert_int_equal(fread(text, 1, (size_t)len, f), (size_t)len);
+        fclose(f);
+        at = strstr(text, "\"machine\":");
+        assert_non_null(at);
+        snprintf(json, size, "%.*s\"events\": %s, %s", (int)(at - text), text, events, at);
+        free(text);
+        return json;
+}
+
+/* On an Intel machine the loader knows the IIO PMUs by name. */
+static void test_loader_iio(void **state)
+{
+        char err[512] = "", *json;
+        struct sim_machine *m = NULL;
+
+        (void)state;
+        json = spr_with_events("[{\"at_s\": 1, \"kind\": \"pmu_unbind\", \"pmu\": "
+                               "\"uncore_iio_free_running_2\"}]");
+        assert_int_equal(sim_machine_parse(json, "spr.json", &m, err, sizeof(err)), 0);
+        assert_int_equal(m->events[0].pmu, SIM_PMUK_IIO);
+        assert_int_equal(m->events[0].core, 2);
+        sim_machine_free(m);
+        free(json);
+        json = spr_with_events("[{\"at_s\": 1, \"kind\": \"pmu_unbind\", \"pmu\": "
+                               "\"uncore_iio_free_running_99\"}]");
+        assert_int_equal(sim_machine_parse(json, "spr.json", &m, err, sizeof(err)), -EINVAL);
+        assert_non_null(strstr(err, "spr.json: events[0].pmu: no PMU "
+                                    "\"uncore_iio_free_running_99\" on this machine"));
+        free(json);
+}
+
 /* ---- the engine ---- */
 
 struct seen {
@@ -383,6 +616,8 @@ struct seen {
         bool pmu_device;       /* a PMU's per-endpoint series of the subtree */
         bool unbound_pmu;      /* a series of hisi_pcie1_core0 */
         double ptt_tlps;       /* TLPs of the subtree PTT windows counted so far */
+        double ptt_cx7;        /* ... of 01:00.0, traced by hisi_ptt0_0 (on CPU 0 at start) */
+        double ptt_nvme7;      /* ... of 82:00.0, traced by hisi_ptt1_1 (unbound 26.1-29 s) */
         size_t hisi_sets, negative, above_one;
         char bad[256];
 };
@@ -408,6 +643,10 @@ static void sink(void *ctx, const struct engine_unit *unit, const struct sample_
                 for (size_t k = 0; req && k < SUBTREE; k++)
                         if (!strcmp(req, subtree[k]))
                                 s->ptt_tlps += v;
+                if (req && !strcmp(req, "0000:01:00.0"))
+                        s->ptt_cx7 += v;
+                if (req && !strcmp(req, "0000:82:00.0"))
+                        s->ptt_nvme7 += v;
 
                 for (size_t k = 0; bdf && k < SUBTREE; k++)
                         s->bdf[k] |= !strcmp(bdf, subtree[k]);
@@ -462,6 +701,8 @@ static void test_engine_follows_the_changes(void **state)
         hisi_units = engine_unit_count(e, ENGINE_SOURCE_HISI_PCIE, NULL);
         assert_int_equal(hisi_units, 6);
         double ptt_last = 0, ptt_before = 0, ptt_after = 0;
+        double cx7_at_13 = -1, sicl0_ptt_offline = 0;
+        double nvme7_at_27 = -1, nvme7_unbound = -1, nvme7_back = 0;
 
         for (int t = 1; t <= 35; t++) {
                 struct seen seen = {0};
@@ -507,6 +748,20 @@ static void test_engine_follows_the_changes(void **state)
                         ptt_after += seen.ptt_tlps - ptt_last;
                 if (seen.ptt_tlps > 0)
                         ptt_last = seen.ptt_tlps;
+                /* CPU 0 is offline from 12 s to 22 s: SICL 0's PTT windows
+                 * go on (on CPU 1). */
+                if (t == 13)
+                        cx7_at_13 = seen.ptt_cx7;
+                if (t == 21)
+                        sicl0_ptt_offline = seen.ptt_cx7 - cx7_at_13;
+                /* hisi_ptt1_1 is unbound from 26.1 s to 29 s: no window
+                 * traces between 27 s and 29 s; its windows come back. */
+                if (t == 27)
+                        nvme7_at_27 = seen.ptt_nvme7;
+                if (t == 29)
+                        nvme7_unbound = seen.ptt_nvme7 - nvme7_at_27;
+                if (t == 35)
+                        nvme7_back = seen.ptt_nvme7 - nvme7_at_27 - nvme7_unbound;
         }
         assert_true(ptt_before > 0);
         assert_true(ptt_after > 0);
@@ -534,7 +789,30 @@ static void test_engine_follows_the_changes(void **state)
                     core);
                 assert_int_equal(count(log_text, moved), 1);
         }
-        assert_int_equal(count(log_text, "cpumask moved"), 3);
+        /* ... and so do the PTT devices of SICL 0: their windows open on
+         * CPU 1 from then on (perf_event_open() on CPU 0 fails), logged
+         * once each, no failed window. */
+        for (int core = 0; core < 3; core++) {
+                char moved[128];
+
+                snprintf(moved, sizeof(moved),
+                         "hisi_ptt0_%d: cpumask moved from CPU 0 to CPU 1 (a CPU went offline); "
+                         "trace windows open there",
+                         core);
+                assert_int_equal(count(log_text, moved), 1);
+        }
+        assert_int_equal(count(log_text, "cpumask moved"), 6);
+        assert_int_equal(count(log_text, "trace window failed"), 0);
+        assert_true(sicl0_ptt_offline > 0);
+        /* The PTT device hisi_ptt1_1 lost its driver at 26.1 s and got it
+         * back at 29 s with a new perf type: logged once each way, no
+         * window while it was gone, windows again after. */
+        assert_int_equal(count(log_text, "hisi_ptt1_1: PTT device gone (its driver was unbound)"),
+                         1);
+        assert_int_equal(count(log_text, "hisi_ptt1_1: PTT device back (perf type 31300)"), 1);
+        assert_int_equal(count(log_text, "PTT device gone"), 1);
+        assert_true(nvme7_unbound == 0);
+        assert_true(nvme7_back > 0);
         /* The PTT driver stopped hisi_ptt0_0's trace at 16.1 s: that window
          * ended on time, logged once, and the next ones are whole. */
         assert_int_equal(count(log_text, "hisi_ptt0_0: the driver stopped the trace before the "
@@ -547,6 +825,113 @@ static void test_engine_follows_the_changes(void **state)
         engine_config_clear(&cfg);
 }
 
+struct iio_seen {
+        size_t box2, others, negative, above_one;
+        char bad[256];
+};
+
+static void iio_sink(void *ctx, const struct engine_unit *unit, const struct sample_set *set)
+{
+        struct iio_seen *s = ctx;
+
+        (void)unit;
+        for (size_t i = 0; i < set->count; i++) {
+                const struct pcie_sample *p = &set->samples[i];
+                const char *pmu = pcie_sample_label(p, "pmu");
+                double v = p->kind == PCIE_METRIC_COUNTER ? (double)p->counter : p->gauge;
+
+                if (!pmu || strncmp(pmu, "uncore_iio_free_running_", 24) ||
+                    strcmp(p->metric, "pcie_port_bandwidth_bytes_per_second"))
+                        continue;
+                if (!strcmp(pmu, "uncore_iio_free_running_2"))
+                        s->box2++;
+                else
+                        s->others++;
+                if (v < 0 || isnan(v)) {
+                        s->negative++;
+                        snprintf(s->bad, sizeof(s->bad), "%s %s = %g", pmu, p->metric, v);
+                }
+        }
+        for (size_t i = 0; i < set->count; i++) {
+                const struct pcie_sample *p = &set->samples[i];
+
+                if (strstr(p->metric, "utilization") && p->gauge > 1) {
+                        s->above_one++;
+                        snprintf(s->bad, sizeof(s->bad), "%s = %g", p->metric, p->gauge);
+                }
+        }
+}
+
+/* The engine on spr-2s whose IIO PMU of box 2 (a stack on both sockets)
+ * loses its driver at 5.5 s and gets it back at 8.5 s (a new perf type,
+ * counters from 0), and whose CPU 0 (socket 0's IIO CPU) goes offline at
+ * 12 s: each socket's unit logs the loss and the return once, publishes
+ * nothing of box 2 while it is gone and from the first interval after its
+ * return on, keeps its other stacks, and no rate is ever negative. */
+static void test_engine_follows_iio(void **state)
+{
+        struct engine_host host = {
+            .log = capture_log, .interval = 1, .clock = fake_clock, .manual = true};
+        char path[] = "/tmp/pciescope-hotplug-spr-XXXXXX.json", why[512] = "";
+        struct engine_config cfg;
+        struct engine *e;
+        char *json;
+        FILE *f;
+        int fd;
+
+        (void)state;
+        json = spr_with_events(
+            "[{\"at_s\": 5.5, \"kind\": \"pmu_unbind\", \"pmu\": \"uncore_iio_free_running_2\"},"
+            " {\"at_s\": 8.5, \"kind\": \"pmu_bind\", \"pmu\": \"uncore_iio_free_running_2\"},"
+            " {\"at_s\": 12, \"kind\": \"cpu_offline\", \"cpu\": 0}]");
+        fd = mkstemps(path, 5);
+        assert_true(fd >= 0);
+        f = fdopen(fd, "w");
+        assert_non_null(f);
+        fputs(json, f);
+        fclose(f);
+        free(json);
+        fake_now = 0;
+        log_text[0] = '\0';
+        assert_int_equal(engine_config_init(&cfg), 0);
+        assert_int_equal(engine_config_set_string(&cfg, "Simulate", path, why, sizeof(why)), 0);
+        assert_int_equal(engine_open(&cfg, &host, &e, why, sizeof(why)), 0);
+        assert_int_equal(engine_start(e), 0);
+        for (int t = 1; t <= 16; t++) {
+                struct iio_seen seen = {0};
+
+                while (engine_next_due(e) <= t) {
+                        fake_now = engine_next_due(e);
+                        engine_advance(e, fake_now);
+                }
+                fake_now = t;
+                assert_int_equal(engine_read(e, iio_sink, &seen), 0);
+                if (seen.negative || seen.above_one)
+                        fail_msg("at %d s: %s", t, seen.bad);
+                if (t >= 2 && !seen.others)
+                        fail_msg("at %d s the other IIO stacks published nothing", t);
+                /* Gone from the first read after 5.5 s; back with rates from
+                 * the second interval after 8.5 s. */
+                if (t >= 6 && t <= 9 && seen.box2)
+                        fail_msg("at %d s box 2 still published %zu rates", t, seen.box2);
+                if (((t >= 2 && t <= 5) || t >= 11) && !seen.box2)
+                        fail_msg("at %d s box 2 published no rate", t);
+        }
+        assert_int_equal(count(log_text, "uncore_iio_free_running_2: PMU gone (its driver was "
+                                         "unbound); socket 0's"),
+                         1);
+        assert_int_equal(count(log_text, "uncore_iio_free_running_2: PMU gone (its driver was "
+                                         "unbound); socket 1's"),
+                         1);
+        assert_int_equal(count(log_text, "uncore_iio_free_running_2: PMU back (perf type 32258)"),
+                         2);
+        assert_int_equal(count(log_text, "PMU gone"), 2);
+        assert_int_equal(count(log_text, "reading counters"), 0);
+        engine_close(e);
+        engine_config_clear(&cfg);
+        unlink(path);
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
@@ -554,9 +939,14 @@ int main(void)
             cmocka_unit_test(test_aer_of_a_new_pci_dev),
             cmocka_unit_test(test_runtime_remove_and_add),
             cmocka_unit_test(test_pmu_unbind_and_bind),
+            cmocka_unit_test(test_ptt_unbind_and_bind),
+            cmocka_unit_test(test_iio_unbind_and_bind),
             cmocka_unit_test(test_cpu_offline_moves_cpumask),
+            cmocka_unit_test(test_cpu_offline_moves_iio_cpumask),
             cmocka_unit_test(test_loader),
+            cmocka_unit_test(test_loader_iio),
             cmocka_unit_test(test_engine_follows_the_changes),
+            cmocka_unit_test(test_engine_follows_iio),
         };
 
         return cmocka_run_group_tests(tests, NULL, NULL);

@@ -477,6 +477,31 @@ static int read_object(struct ctx *c, json_object *o, const char *path, const ch
 #define READ_OBJECT(c, o, path, what, keys, table)                                                 \
         read_object((c), (o), (path), (what), (keys), (table), ARRAY_SIZE(table))
 
+/* Reads element @i of an array: @e, at @path ("<array>[<i>]"). */
+typedef int each_fn(struct ctx *c, json_object *e, const char *path, size_t i, void *arg);
+
+/* @v (at @path) must be an array of at most @max entries, and not empty
+ * when @empty is given (the message for an empty one); @fn reads each
+ * element in order, and the first error stops the walk. */
+static int read_array(struct ctx *c, json_object *v, const char *path, size_t max,
+                      const char *empty, each_fn *fn, void *arg)
+{
+        char p[PATH_LEN];
+        int r = need_array(c, v, path, max);
+
+        if (r)
+                return r;
+        if (empty && json_object_array_length(v) == 0)
+                return fail(c, path, "%s", empty);
+        for (size_t i = 0; i < json_object_array_length(v); i++) {
+                path_idx(p, sizeof(p), path, i);
+                r = fn(c, json_object_array_get_idx(v, i), p, i, arg);
+                if (r)
+                        return r;
+        }
+        return 0;
+}
+
 /* ---- small parsers ---- */
 
 /* "dddd:bb:dd.f" or "bb:dd.f"; returns false on anything else. */
@@ -922,14 +947,27 @@ static int check_seconds(struct ctx *c, const char *path, double v, const void *
         return v <= 0 ? fail(c, path, "%g s: must be above 0", v) : 0;
 }
 
+static int parse_phase(struct ctx *c, json_object *o, const char *path, size_t i, void *arg)
+{
+        static const char *const keys[] = {"duration_s", "scale", NULL};
+        struct sim_workload *w = arg;
+        const struct field fields[] = {
+            F_DOUBLE("duration_s", w->phases[i].duration, 0, 1e6, .missing = "seconds, above 0",
+                     .check = check_seconds),
+            F_DOUBLE("scale", w->phases[i].scale, 0, 1000,
+                     .missing = "multiplies every flow, >= 0"),
+        };
+
+        return READ_OBJECT(c, o, path, "a phase", keys, fields);
+}
+
 static int parse_workload(struct ctx *c, json_object *o, const char *path, struct sim_workload *w)
 {
         static const char *const keys[] = {"dma_write", "dma_read", "mmio_write",
                                            "mmio_read", "phases",   NULL};
         static const double def_size[SIM_FLOW_KINDS] = {4096, 4096, 8, 4};
         static const double def_latency[SIM_FLOW_KINDS] = {300, 1000, 100, 1000};
-        static const char *const phase_keys[] = {"duration_s", "scale", NULL};
-        char p[PATH_LEN], pp[PATH_LEN];
+        char p[PATH_LEN];
         json_object *v;
         int r;
 
@@ -950,23 +988,9 @@ static int parse_workload(struct ctx *c, json_object *o, const char *path, struc
         }
         v = field_at(o, path, "phases", p, sizeof(p));
         if (v) {
-                r = need_array(c, v, p, SIM_PHASES_MAX);
+                r = read_array(c, v, p, SIM_PHASES_MAX, NULL, parse_phase, w);
                 if (r)
                         return r;
-                for (size_t i = 0; i < json_object_array_length(v); i++) {
-                        json_object *ph = json_object_array_get_idx(v, i);
-                        const struct field fields[] = {
-                            F_DOUBLE("duration_s", w->phases[i].duration, 0, 1e6,
-                                     .missing = "seconds, above 0", .check = check_seconds),
-                            F_DOUBLE("scale", w->phases[i].scale, 0, 1000,
-                                     .missing = "multiplies every flow, >= 0"),
-                        };
-
-                        path_idx(pp, sizeof(pp), p, i);
-                        r = READ_OBJECT(c, ph, pp, "a phase", phase_keys, fields);
-                        if (r)
-                                return r;
-                }
                 w->phase_count = json_object_array_length(v);
         }
         return 0;
@@ -1017,6 +1041,32 @@ static int new_device(struct ctx *c, const char *path, size_t *idx)
 
 static int parse_child(struct ctx *c, json_object *o, const char *path, size_t parent, size_t core,
                        int numa);
+static int parse_device(struct ctx *c, json_object *o, const char *path, enum sim_dev_kind kind,
+                        size_t parent, size_t core, int numa);
+
+/* Where the devices of an array go: below @parent (SIM_NONE: a root bus). */
+struct placement {
+        bool child;             /* the element's "kind" says (parse_child) */
+        enum sim_dev_kind kind; /* otherwise */
+        size_t parent, core;
+        int numa;
+        size_t *ports, *port_count; /* where the new device's index goes, or NULL */
+};
+
+static int parse_placed(struct ctx *c, json_object *o, const char *path, size_t i, void *arg)
+{
+        const struct placement *pl = arg;
+        size_t idx = c->m->device_count;
+        int r;
+
+        (void)i;
+        if (pl->child)
+                return parse_child(c, o, path, pl->parent, pl->core, pl->numa);
+        r = parse_device(c, o, path, pl->kind, pl->parent, pl->core, pl->numa);
+        if (!r && pl->ports)
+                pl->ports[(*pl->port_count)++] = idx;
+        return r;
+}
 
 static int check_vendor(struct ctx *c, const char *path, double v, const void *arg)
 {
@@ -1048,7 +1098,7 @@ static int parse_device(struct ctx *c, json_object *o, const char *path, enum si
         struct sim_machine *m = c->m;
         struct sim_device *d;
         struct devinfo *inf;
-        char p[PATH_LEN], pp[PATH_LEN];
+        char p[PATH_LEN];
         unsigned long hex;
         json_object *v;
         bool given;
@@ -1215,33 +1265,18 @@ static int parse_device(struct ctx *c, json_object *o, const char *path, enum si
         }
 
         if (kind == SIM_ROOT_PORT || kind == SIM_SWITCH_DOWN) {
+                struct placement below = {.child = true, .parent = idx, .core = core, .numa = numa};
+
                 v = field_at(o, path, "children", p, sizeof(p));
-                if (v) {
-                        r = need_array(c, v, p, SIM_MAX_DEVICES);
-                        if (r)
-                                return r;
-                        for (size_t i = 0; i < json_object_array_length(v); i++) {
-                                path_idx(pp, sizeof(pp), p, i);
-                                r = parse_child(c, json_object_array_get_idx(v, i), pp, idx, core,
-                                                numa);
-                                if (r)
-                                        return r;
-                        }
-                }
+                if (v)
+                        return read_array(c, v, p, SIM_MAX_DEVICES, NULL, parse_placed, &below);
         } else if (kind == SIM_SWITCH_UP) {
+                struct placement below = {
+                    .kind = SIM_SWITCH_DOWN, .parent = idx, .core = core, .numa = numa};
+
                 v = field_at(o, path, "downstream", p, sizeof(p));
-                if (v) {
-                        r = need_array(c, v, p, SIM_MAX_DEVICES);
-                        if (r)
-                                return r;
-                        for (size_t i = 0; i < json_object_array_length(v); i++) {
-                                path_idx(pp, sizeof(pp), p, i);
-                                r = parse_device(c, json_object_array_get_idx(v, i), pp,
-                                                 SIM_SWITCH_DOWN, idx, core, numa);
-                                if (r)
-                                        return r;
-                        }
-                }
+                if (v)
+                        return read_array(c, v, p, SIM_MAX_DEVICES, NULL, parse_placed, &below);
         }
         return 0;
 }
@@ -1349,7 +1384,7 @@ static int parse_core(struct ctx *c, json_object *o, const char *path, unsigned 
                                            "pmu", "ptt", "root_ports", NULL};
         struct sim_machine *m = c->m;
         struct sim_core *core;
-        char p[PATH_LEN], pp[PATH_LEN];
+        char p[PATH_LEN];
         json_object *v;
         size_t ci;
         int r;
@@ -1403,42 +1438,45 @@ static int parse_core(struct ctx *c, json_object *o, const char *path, unsigned 
         v = field_at(o, path, "root_ports", p, sizeof(p));
         if (!v)
                 return fail(c, p, "missing (the core's Root Ports, at least one)");
-        r = need_array(c, v, p, MAX_PORTS);
-        if (r)
-                return r;
-        if (json_object_array_length(v) == 0)
-                return fail(c, p, "empty: a PCIe core has at least one Root Port");
-        for (size_t i = 0; i < json_object_array_length(v); i++) {
-                size_t idx = m->device_count;
+        struct placement ports = {.kind = SIM_ROOT_PORT,
+                                  .parent = SIM_NONE,
+                                  .core = ci,
+                                  .numa = core->numa_node,
+                                  .ports = core->ports,
+                                  .port_count = &core->port_count};
 
-                path_idx(pp, sizeof(pp), p, i);
-                r = parse_device(c, json_object_array_get_idx(v, i), pp, SIM_ROOT_PORT, SIM_NONE,
-                                 ci, core->numa_node);
-                if (r)
-                        return r;
-                core->ports[core->port_count++] = idx;
-        }
-        return 0;
+        return read_array(c, v, p, MAX_PORTS, "empty: a PCIe core has at least one Root Port",
+                          parse_placed, &ports);
+}
+
+/* The SICL the cores of its "cores" array belong to. */
+struct sicl_at {
+        unsigned int id;
+        int numa, first_cpu;
+};
+
+static int parse_sicl_core(struct ctx *c, json_object *o, const char *path, size_t i, void *arg)
+{
+        const struct sicl_at *at = arg;
+
+        (void)i;
+        return parse_core(c, o, path, at->id, at->numa, at->first_cpu);
 }
 
 static int parse_rcieps(struct ctx *c, json_object *v, const char *path, int numa)
 {
-        char p[PATH_LEN];
-        int r = need_array(c, v, path, SIM_MAX_DEVICES);
+        struct placement rc = {
+            .kind = SIM_RCIEP, .parent = SIM_NONE, .core = SIM_NONE, .numa = numa};
 
-        for (size_t i = 0; !r && i < json_object_array_length(v); i++) {
-                path_idx(p, sizeof(p), path, i);
-                r = parse_device(c, json_object_array_get_idx(v, i), p, SIM_RCIEP, SIM_NONE,
-                                 SIM_NONE, numa);
-        }
-        return r;
+        return read_array(c, v, path, SIM_MAX_DEVICES, NULL, parse_placed, &rc);
 }
 
-static int parse_sicl(struct ctx *c, json_object *o, const char *path, unsigned int index,
-                      unsigned int *ids)
+/* One entry of "sicls" (@arg: the SICL ids so far). */
+static int parse_sicl(struct ctx *c, json_object *o, const char *path, size_t index, void *arg)
 {
+        unsigned int *ids = arg;
         static const char *const keys[] = {"id", "numa_node", "cpus", "cores", "rcieps", NULL};
-        char p[PATH_LEN], pp[PATH_LEN];
+        char p[PATH_LEN];
         json_object *v;
         int first_cpu = -1;
         long long id, numa;
@@ -1471,16 +1509,11 @@ static int parse_sicl(struct ctx *c, json_object *o, const char *path, unsigned 
         }
         v = field_at(o, path, "cores", p, sizeof(p));
         if (v) {
-                r = need_array(c, v, p, SIM_MAX_CORES);
+                struct sicl_at at = {(unsigned int)id, (int)numa, first_cpu};
+
+                r = read_array(c, v, p, SIM_MAX_CORES, NULL, parse_sicl_core, &at);
                 if (r)
                         return r;
-                for (size_t i = 0; i < json_object_array_length(v); i++) {
-                        path_idx(pp, sizeof(pp), p, i);
-                        r = parse_core(c, json_object_array_get_idx(v, i), pp, (unsigned int)id,
-                                       (int)numa, first_cpu);
-                        if (r)
-                                return r;
-                }
         }
         v = field_at(o, path, "rcieps", p, sizeof(p));
         if (v) {
@@ -1510,10 +1543,11 @@ static int check_count(struct ctx *c, const char *path, double v, const void *ar
         return 0;
 }
 
-static int parse_injection(struct ctx *c, json_object *o, const char *path,
-                           struct sim_injection *inj)
+/* One entry of "inject". */
+static int parse_injection(struct ctx *c, json_object *o, const char *path, size_t index, void *arg)
 {
         static const char *const keys[] = {"pmu", "errno", "count", NULL};
+        struct sim_injection *inj = &c->m->injections[index];
         const struct field count[] = {
             F_INT("count", inj->count, -1, 1000000000, .check = check_count),
         };
@@ -1572,7 +1606,10 @@ static int parse_injection(struct ctx *c, json_object *o, const char *path,
                 inj->err = (int)x;
         }
         inj->count = -1;
-        return READ_FIELDS(c, o, path, count);
+        r = READ_FIELDS(c, o, path, count);
+        if (!r)
+                c->m->injection_count++;
+        return r;
 }
 
 /* ---- whole-machine validation ---- */
@@ -1978,11 +2015,14 @@ static int get_hex64(struct ctx *c, json_object *v, const char *path, uint64_t *
 }
 
 /* An integer member @key of @o: required unless @def is given (non-NULL). */
-static int parse_unit_group(struct ctx *c, json_object *o, const char *path, struct sim_socket *s)
+/* One entry of "units": a group of units (@arg: the socket). */
+static int parse_unit_group(struct ctx *c, json_object *o, const char *path, size_t entry,
+                            void *arg)
 {
         static const char *const keys[] = {
             "type",     "access", "count",      "first_box_id", "ctl",           "ctl_step",
             "num_regs", "width",  "ctl_offset", "ctr_offset",   "status_offset", NULL};
+        struct sim_socket *s = arg;
         struct sim_uncore_unit proto = {0};
         char p[PATH_LEN], pp[PATH_LEN], buf[16];
         json_object *v, *ctl;
@@ -2001,6 +2041,7 @@ static int parse_unit_group(struct ctx *c, json_object *o, const char *path, str
         };
         int r;
 
+        (void)entry;
         r = READ_OBJECT(c, o, path, "a group of discovery units", keys, type);
         if (r)
                 return r;
@@ -2100,6 +2141,23 @@ static int check_stride(struct ctx *c, const char *path, double v, const void *a
         return 0;
 }
 
+static int parse_other_dvsec(struct ctx *c, json_object *v, const char *path, size_t i, void *arg)
+{
+        struct sim_socket *s = arg;
+        long long x;
+        int r = get_int(c, v, path, 0, 0xffff, &x);
+
+        (void)i;
+        if (r)
+                return r;
+        if (x == 1)
+                return fail(c, path,
+                            "DVSEC id 1 is the PMON discovery DVSEC itself, which the simulator "
+                            "places after these");
+        s->other_dvsec_ids[s->other_dvsec_count++] = (uint16_t)x;
+        return 0;
+}
+
 static int parse_discovery(struct ctx *c, json_object *o, const char *path, struct sim_socket *s)
 {
         const struct field stride[] = {
@@ -2114,7 +2172,6 @@ static int parse_discovery(struct ctx *c, json_object *o, const char *path, stru
         uint8_t bus, dev, fn;
         json_object *v;
         size_t idx;
-        long long x;
         int r;
 
         r = open_object(c, o, path, "\"discovery\"", keys);
@@ -2178,33 +2235,16 @@ static int parse_discovery(struct ctx *c, json_object *o, const char *path, stru
                 size_t max = sizeof(s->other_dvsec_ids) / sizeof(s->other_dvsec_ids[0]);
 
                 path_key(p, sizeof(p), path, "other_dvsecs");
-                r = need_array(c, v, p, max);
+                r = read_array(c, v, p, max, NULL, parse_other_dvsec, s);
                 if (r)
                         return r;
-                for (size_t i = 0; i < json_object_array_length(v); i++) {
-                        path_idx(pp, sizeof(pp), p, i);
-                        r = get_int(c, json_object_array_get_idx(v, i), pp, 0, 0xffff, &x);
-                        if (r)
-                                return r;
-                        if (x == 1)
-                                return fail(c, pp,
-                                            "DVSEC id 1 is the PMON discovery DVSEC itself, "
-                                            "which the simulator places after these");
-                        s->other_dvsec_ids[s->other_dvsec_count++] = (uint16_t)x;
-                }
         }
         v = field_at(o, path, "units", p, sizeof(p));
         if (!v)
                 return fail(c, p, "missing (the table's unit entries, in groups)");
-        r = need_array(c, v, p, MAX_TABLE_UNITS);
+        r = read_array(c, v, p, MAX_TABLE_UNITS, NULL, parse_unit_group, s);
         if (r)
                 return r;
-        for (size_t i = 0; i < json_object_array_length(v); i++) {
-                path_idx(pp, sizeof(pp), p, i);
-                r = parse_unit_group(c, json_object_array_get_idx(v, i), pp, s);
-                if (r)
-                        return r;
-        }
         if ((s->unit_count + 1) * s->stride * 8 > s->bar_size) {
                 path_key(pp, sizeof(pp), path, "bar_size");
                 return fail(c, pp,
@@ -2216,12 +2256,47 @@ static int parse_discovery(struct ctx *c, json_object *o, const char *path, stru
         return 0;
 }
 
+/* The stack whose "root_ports" are being read, in its socket. */
+struct stack_at {
+        const struct sim_socket *s;
+        struct sim_iio_stack *st;
+};
+
+static int parse_stack_port(struct ctx *c, json_object *o, const char *path, size_t i, void *arg)
+{
+        const struct stack_at *at = arg;
+        struct sim_iio_stack *st = at->st;
+        size_t idx = c->m->device_count;
+        const struct sim_device *d;
+        char bp[PATH_LEN];
+        int r;
+
+        (void)i;
+        r = parse_device(c, o, path, SIM_ROOT_PORT, SIM_NONE, SIM_NONE, at->s->numa_node);
+        if (r)
+                return r;
+        d = &c->m->devices[idx];
+        path_key(bp, sizeof(bp), path, "bdf");
+        if (d->domain != st->domain || d->bus != st->bus)
+                return fail(c, bp,
+                            "a Root Port of stack %u sits on the stack's bus %04x:%02x, not on "
+                            "%04x:%02x",
+                            st->box_id, st->domain, st->bus, d->domain, d->bus);
+        if (d->dev < 1 || d->dev > 8 || d->fn != 0)
+                return fail(c, bp,
+                            "device %02x.%x: the Root Ports of an IIO stack are at devices 01..08, "
+                            "function 0 (part = device - 1)",
+                            d->dev, d->fn);
+        st->ports[st->port_count++] = idx;
+        return 0;
+}
+
 static int parse_stack(struct ctx *c, json_object *o, const char *path, struct sim_socket *s,
                        struct sim_iio_stack *st)
 {
         static const char *const keys[] = {"box_id", "bus", "root_ports", NULL};
         struct sim_machine *m = c->m;
-        char p[PATH_LEN], pp[PATH_LEN];
+        char p[PATH_LEN];
         json_object *v;
         const struct field box[] = {F_INT("box_id", st->box_id, 0, 0xff, .missing = "")};
         const struct field bus[] = {
@@ -2261,37 +2336,38 @@ static int parse_stack(struct ctx *c, json_object *o, const char *path, struct s
         v = field_at(o, path, "root_ports", p, sizeof(p));
         if (!v)
                 return fail(c, p, "missing (the stack's Root Ports; [] for none)");
-        r = need_array(c, v, p, 8);
-        if (r)
-                return r;
-        for (size_t i = 0; i < json_object_array_length(v); i++) {
-                size_t idx = m->device_count;
-                const struct sim_device *d;
-                char bp[PATH_LEN];
+        struct stack_at at = {s, st};
 
-                path_idx(pp, sizeof(pp), p, i);
-                r = parse_device(c, json_object_array_get_idx(v, i), pp, SIM_ROOT_PORT, SIM_NONE,
-                                 SIM_NONE, s->numa_node);
-                if (r)
-                        return r;
-                d = &m->devices[idx];
-                path_key(bp, sizeof(bp), pp, "bdf");
-                if (d->domain != st->domain || d->bus != st->bus)
-                        return fail(c, bp,
-                                    "a Root Port of stack %u sits on the stack's bus %04x:%02x, "
-                                    "not on %04x:%02x",
-                                    st->box_id, st->domain, st->bus, d->domain, d->bus);
-                if (d->dev < 1 || d->dev > 8 || d->fn != 0)
-                        return fail(c, bp,
-                                    "device %02x.%x: the Root Ports of an IIO stack are at devices "
-                                    "01..08, function 0 (part = device - 1)",
-                                    d->dev, d->fn);
-                st->ports[st->port_count++] = idx;
-        }
-        return 0;
+        return read_array(c, v, p, 8, NULL, parse_stack_port, &at);
 }
 
 /* "a-b" or "a": one contiguous range. */
+/* One entry of a socket's "iio_stacks" (@arg: the socket). */
+static int parse_socket_stack(struct ctx *c, json_object *o, const char *path, size_t i, void *arg)
+{
+        struct sim_socket *s = arg;
+        struct sim_iio_stack *st = &s->stacks[s->stack_count];
+        bool covered = false;
+        char p[PATH_LEN];
+        int r;
+
+        (void)i;
+        memset(st, 0, sizeof(*st));
+        r = parse_stack(c, o, path, s, st);
+        if (r)
+                return r;
+        for (size_t u = 0; u < s->unit_count && !covered; u++)
+                covered = s->units[u].type == 1 && s->units[u].box_id == st->box_id;
+        if (!covered) {
+                path_key(p, sizeof(p), path, "box_id");
+                return fail(c, p,
+                            "no IIO unit (type 1) with box id %u in this socket's discovery table",
+                            st->box_id);
+        }
+        s->stack_count++;
+        return 0;
+}
+
 static int parse_socket_cpus(struct ctx *c, json_object *v, const char *path, struct sim_socket *s)
 {
         char buf[32], *end;
@@ -2323,7 +2399,8 @@ bad:
         return fail(c, path, "\"%s\" is not one CPU range such as \"0-55\"", buf);
 }
 
-static int parse_socket(struct ctx *c, json_object *o, const char *path, size_t index)
+/* One entry of "intel.sockets". */
+static int parse_socket(struct ctx *c, json_object *o, const char *path, size_t index, void *arg)
 {
         static const char *const keys[] = {"id",        "numa_node",  "cpus",
                                            "discovery", "iio_stacks", NULL};
@@ -2331,10 +2408,12 @@ static int parse_socket(struct ctx *c, json_object *o, const char *path, size_t 
         struct sim_socket *s = &in->sockets[index];
         const struct field id[] = {F_INT("id", s->id, 0, 255, .missing = "")};
         const struct field numa[] = {F_INT("numa_node", s->numa_node, -1, 1023, .missing = "")};
-        char p[PATH_LEN], pp[PATH_LEN];
+        char p[PATH_LEN];
         json_object *v;
         int r;
 
+        in->socket_count =
+            index + 1; /* counted before it is read: sim_machine_free frees its units */
         s->discovery_function = SIM_NONE;
         r = READ_OBJECT(c, o, path, "a socket", keys, id);
         if (r)
@@ -2368,31 +2447,8 @@ static int parse_socket(struct ctx *c, json_object *o, const char *path, size_t 
         if (r)
                 return r;
         v = field_at(o, path, "iio_stacks", p, sizeof(p));
-        if (v) {
-                r = need_array(c, v, p, SIM_MAX_IIO_STACKS);
-                if (r)
-                        return r;
-                for (size_t i = 0; i < json_object_array_length(v); i++) {
-                        struct sim_iio_stack *st = &s->stacks[s->stack_count];
-                        bool covered = false;
-
-                        path_idx(pp, sizeof(pp), p, i);
-                        memset(st, 0, sizeof(*st));
-                        r = parse_stack(c, json_object_array_get_idx(v, i), pp, s, st);
-                        if (r)
-                                return r;
-                        for (size_t u = 0; u < s->unit_count && !covered; u++)
-                                covered = s->units[u].type == 1 && s->units[u].box_id == st->box_id;
-                        if (!covered) {
-                                pathf(pp, sizeof(pp), "%s[%zu].box_id", p, i);
-                                return fail(c, pp,
-                                            "no IIO unit (type 1) with box id %u in this socket's "
-                                            "discovery table",
-                                            st->box_id);
-                        }
-                        s->stack_count++;
-                }
-        }
+        if (v)
+                return read_array(c, v, p, SIM_MAX_IIO_STACKS, NULL, parse_socket_stack, s);
         return 0;
 }
 
@@ -2413,7 +2469,6 @@ static int parse_intel(struct ctx *c, json_object *o)
             F_DOUBLE("ioclk_hz", in->ioclk_hz, 1, 1e11),
             F_BOOL("die_files", in->die_files),
         };
-        char p[PATH_LEN];
         json_object *v;
         int r;
 
@@ -2427,19 +2482,8 @@ static int parse_intel(struct ctx *c, json_object *o)
         v = member(o, "sockets");
         if (!v)
                 return fail(c, "intel.sockets", "missing (at least one socket)");
-        r = need_array(c, v, "intel.sockets", SIM_MAX_SOCKETS);
-        if (r)
-                return r;
-        if (json_object_array_length(v) == 0)
-                return fail(c, "intel.sockets", "empty: describe at least one socket");
-        for (size_t i = 0; i < json_object_array_length(v); i++) {
-                path_idx(p, sizeof(p), "intel.sockets", i);
-                in->socket_count = i + 1;
-                r = parse_socket(c, json_object_array_get_idx(v, i), p, i);
-                if (r)
-                        return r;
-        }
-        return 0;
+        return read_array(c, v, "intel.sockets", SIM_MAX_SOCKETS,
+                          "empty: describe at least one socket", parse_socket, NULL);
 }
 
 static int check_above_0(struct ctx *c, const char *path, double v, const void *arg)
@@ -2478,7 +2522,7 @@ static int parse_top(struct ctx *c, json_object *top)
             F_STRING("ptt_time", ptt_time),
         };
         unsigned int sicl_ids[MAX_SICLS];
-        char p[PATH_LEN], buf[16];
+        char buf[16];
         json_object *v;
         int r;
 
@@ -2545,17 +2589,11 @@ static int parse_top(struct ctx *c, json_object *top)
                 return fail(c, "sicls",
                             "missing (the IO dies with their PCIe cores; or \"intel\" for an "
                             "Intel machine)");
-        r = v ? need_array(c, v, "sicls", MAX_SICLS) : 0;
+        r = v ? read_array(c, v, "sicls", MAX_SICLS, "empty: describe at least one SICL",
+                           parse_sicl, sicl_ids)
+              : 0;
         if (r)
                 return r;
-        if (v && json_object_array_length(v) == 0)
-                return fail(c, "sicls", "empty: describe at least one SICL");
-        for (size_t i = 0; v && i < json_object_array_length(v); i++) {
-                path_idx(p, sizeof(p), "sicls", i);
-                r = parse_sicl(c, json_object_array_get_idx(v, i), p, (unsigned int)i, sicl_ids);
-                if (r)
-                        return r;
-        }
         v = member(top, "rcieps");
         if (v) {
                 r = parse_rcieps(c, v, "rcieps", -1);
@@ -2581,17 +2619,9 @@ static int parse_top(struct ctx *c, json_object *top)
 
         v = member(top, "inject");
         if (v) {
-                r = need_array(c, v, "inject", MAX_INJECTIONS);
+                r = read_array(c, v, "inject", MAX_INJECTIONS, NULL, parse_injection, NULL);
                 if (r)
                         return r;
-                for (size_t i = 0; i < json_object_array_length(v); i++) {
-                        path_idx(p, sizeof(p), "inject", i);
-                        r = parse_injection(c, json_object_array_get_idx(v, i), p,
-                                            &m->injections[i]);
-                        if (r)
-                                return r;
-                        m->injection_count++;
-                }
         }
         _Static_assert(sizeof(m->cpu_sicl) == sizeof(c->cpu_owner), "one entry per CPU");
         memcpy(m->cpu_sicl, c->cpu_owner, sizeof(m->cpu_sicl));

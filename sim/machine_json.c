@@ -1,17 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * machine_json.c - JSON access for the machine reader: messages that name the file and the
- * JSON path, typed values with range checks, tables of plain fields
- * (read_fields), one walker for arrays (read_array), and the text-level
- * checks json-c does not make (line and column of a syntax error, duplicate
- * keys).
- * Part of the machine reader (sim_machine.c; shared declarations in
- * machine_internal.h).
+ * machine_json.c - JSON access for the machine reader: messages that name
+ * the file and the JSON path, typed values with range checks, tables of
+ * plain fields (read_fields), one walker for arrays of objects
+ * (read_array), and the text-level checks json-c does not make (line and
+ * column of a syntax error, duplicate keys). Part of the machine reader
+ * (sim_machine.c; shared declarations in machine_internal.h).
  */
 #define _GNU_SOURCE
 #include "machine_internal.h"
-#include "sim_events.h"
-#include "sim_traffic.h"
 
 #include <errno.h>
 #include <json-c/json.h>

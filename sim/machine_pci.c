@@ -1,21 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * machine_pci.c - the PCI tree of a machine description: BDFs, link speeds and
- * widths, payload sizes, AER counters, Root Ports, switches, endpoints and
- * RCiEPs, then the tree as a whole (bus numbers nested as a kernel would
- * number them, one device per link).
- * Part of the machine reader (sim_machine.c; shared declarations in
- * machine_internal.h).
+ * machine_pci.c - the PCI tree of a machine description: BDFs, link speeds
+ * and widths, payload sizes, AER counters, Root Ports, switches, endpoints
+ * and RCiEPs, then the tree as a whole (bus numbers nested as a kernel
+ * would number them, one device per link). Part of the machine reader
+ * (sim_machine.c; shared declarations in machine_internal.h).
  */
 #define _GNU_SOURCE
 #include "machine_internal.h"
-#include "sim_events.h"
-#include "sim_traffic.h"
 
 #include <errno.h>
 #include <json-c/json.h>
-#include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

@@ -1,20 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * machine_pmu.c - the performance monitoring parts of a machine description: the
- * HiSilicon PCIe cores with their PMU and PTT functions, and the Intel
- * uncore (sockets, the PMON discovery table and its units, IIO stacks).
- * Part of the machine reader (sim_machine.c; shared declarations in
- * machine_internal.h).
+ * machine_pmu.c - the performance monitoring parts of a machine
+ * description: the HiSilicon PCIe cores with their PMU and PTT functions,
+ * and the Intel uncore (sockets, the PMON discovery table and its units,
+ * IIO stacks). Part of the machine reader (sim_machine.c; shared
+ * declarations in machine_internal.h).
  */
 #define _GNU_SOURCE
 #include "machine_internal.h"
-#include "sim_events.h"
-#include "sim_traffic.h"
 
 #include <errno.h>
 #include <json-c/json.h>
-#include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

@@ -1,19 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * machine_workload.c - the workload of an endpoint in a machine description: its flows
- * (rate, size and latency distributions) and the phases of its cycle.
- * Part of the machine reader (sim_machine.c; shared declarations in
- * machine_internal.h).
+ * machine_workload.c - the workload of an endpoint in a machine
+ * description: its flows (rate, size and latency distributions) and the
+ * phases of its cycle. Part of the machine reader (sim_machine.c; shared
+ * declarations in machine_internal.h).
  */
 #define _GNU_SOURCE
 #include "machine_internal.h"
-#include "sim_events.h"
 #include "sim_traffic.h"
 
 #include <errno.h>
 #include <json-c/json.h>
-#include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

@@ -18,12 +18,9 @@
 #define _GNU_SOURCE
 #include "machine_internal.h"
 #include "sim_events.h"
-#include "sim_traffic.h"
 
 #include <errno.h>
 #include <json-c/json.h>
-#include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

@@ -76,7 +76,7 @@ struct ctx {
         unsigned char cpu_owner[MAX_CPUS]; /* SICL index + 1 that listed the CPU */
 };
 
-/* ---- machine_json.c ---- */
+/* ---- machine_json.c (each function is described at its definition) ---- */
 
 int fail(struct ctx *c, const char *path, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));

@@ -149,8 +149,8 @@ static void dump(const struct sim_machine *m)
                 const struct sim_event *e = &m->events[i];
 
                 printf("event[%zu] kind=%d pmu=%d at=%.17g every=%.17g dev=%zd cpu=%u core=%zd\n",
-                       i, (int)e->kind, (int)e->pmu, e->at_s, e->every_s, (ssize_t)e->dev,
-                       e->cpu, (ssize_t)e->core);
+                       i, (int)e->kind, (int)e->pmu, e->at_s, e->every_s, (ssize_t)e->dev, e->cpu,
+                       (ssize_t)e->core);
         }
 }
 

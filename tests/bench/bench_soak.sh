@@ -447,7 +447,7 @@ for n in ref subj; do
 done
 
 # ---- the figures ----
-SOAK_T_OUT=$t_out SOAK_SPEED=$speed SOAK_VALGRIND=$grind "$python3" - "$out" "$t_start" "$t_back" "${t_caught:-}" "$dead" "${#cd_pids[@]}" \
+SOAK_T_OUT=$t_out SOAK_SPEED=$speed SOAK_VALGRIND=$grind SOAK_SRC=$src "$python3" - "$out" "$t_start" "$t_back" "${t_caught:-}" "$dead" "${#cd_pids[@]}" \
 	"${hosts[@]}" "${machine_files[@]}" <<'PY'
 import json, os, re, sys
 out, t_start, t_back, t_caught, dead, ndaemons = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4], int(sys.argv[5]), int(sys.argv[6])
@@ -472,7 +472,8 @@ def say(s=""):
 speed = int(os.environ.get("SOAK_SPEED", "1"))
 grind = os.environ.get("SOAK_VALGRIND", "")
 if grind:
-    say(f"under valgrind {grind}: RSS, anon and heap figures are valgrind's own, printed, not judged")
+    say(f"under valgrind {grind}: RSS, anon and heap figures are valgrind's own, and scrape failures and samples lost "
+        "follow from its slowness: printed, not judged")
 rows = {}
 for ln in open(os.path.join(out, "resources.txt")):
     f = ln.split()
@@ -514,6 +515,7 @@ for k, r in sorted(rows.items()):
     t0 = r[0][0]
     warm = t0 + min(600 // speed, span // 5)
     r = [x for x in r if x[0] >= warm]
+    rss_floor = ([(0, 0)], 0.0)
     stretch = max(60 // speed, min(600 // speed, (r[-1][0] - r[0][0]) // 5)) if r else 600 // speed
     say(f"  {hosts[k]}: {r[-1][0] - t0} s sampled, {(r[-1][0] - t0) * speed} intervals; warm-up {(warm - t0) * speed} intervals; floors per {stretch} s ({stretch * speed} intervals)")
     for i, name, unit in ((1, "RSS", " KiB"), (2, "fds", ""), (3, "threads", ""),
@@ -528,10 +530,14 @@ for k, r in sorted(rows.items()):
             fs = slope(fl)
             line += f"; floor: " + " ".join(str(v) for _, v in fl) + f", slope {fs:+.1f} KiB/{per}"
             say(line)
-            # Flat: a floor that grows by more than 2 % of its level an hour.
-            if name == "RSS" and fs > 0.02 * fl[0][1] and not grind:
+            # Flat: a floor that grows by more than 2 % of its level an
+            # hour. Judged on RSS only where mallinfo2 is missing (no
+            # glibc, the shim not loaded); else live heap is judged below.
+            if name == "RSS" and fs > 0.02 * fl[0][1] and not grind and not minfo.get(k):
                 say(f"  LEAK? {hosts[k]} RSS floor grows {fs:.0f} KiB/{per}")
                 verdict = 1
+            if name == "RSS":
+                rss_floor = (fl, fs)
         else:
             say(line)
             # fds and threads: never above the first half's maximum + 2.
@@ -543,16 +549,48 @@ for k, r in sorted(rows.items()):
         live = [(x[0], (x[3] + x[2]) // 1024) for x in m]
         kept = [(x[0], x[1] // 1024) for x in m]
         free = [(x[0], x[4] // 1024) for x in m]
+        lfl = None
         for name, pts in (("live heap", live), ("arenas", kept), ("free in arenas", free)):
             vals = [p[1] for p in pts]
             fl = floors(pts, stretch)
             say(f"  {hosts[k]:<28} {name:<8} first {vals[0]} last {vals[-1]} min {min(vals)} max {max(vals)} KiB, slope {slope(pts):+.1f}/{per}; floor: " + " ".join(str(v) for _, v in fl) + f", slope {slope(fl):+.1f} KiB/{per}")
+            if name == "live heap":
+                lfl = (fl, slope(fl))
         say(f"  {hosts[k]:<28} arenas   {m[0][6]} at warm-up, {m[-1][6]} at the end (malloc_info)")
+        # The memory verdict: live heap (what the program holds: a leak or
+        # an unbounded cache grows it, whatever the allocator does) by its
+        # floor, against the same bar RSS had: 2 % of its level an hour.
+        # RSS also counts what glibc keeps in its arenas after a peak
+        # (freed chunks it cannot return: fragmentation over the collector
+        # threads' arenas), which settles at the level of the worst peak
+        # rather than with the number of intervals (docs/soak.md, the
+        # accelerated runs): its floor is printed, and named allocator
+        # retention when it grows while live heap does not.
+        if lfl and not grind:
+            if lfl[1] > 0.02 * lfl[0][0][1]:
+                say(f"  LEAK? {hosts[k]} live heap floor grows {lfl[1]:.0f} KiB/{per}")
+                verdict = 1
+            elif rss_floor[1] > 0.02 * rss_floor[0][0][1]:
+                say(f"  note: {hosts[k]} RSS floor grows {rss_floor[1]:.0f} KiB/{per} while live heap does not "
+                    f"({lfl[1]:+.0f} KiB/{per}): allocator retention, {free[-1][1]} KiB free in the arenas at the end")
 
-# Valgrind's memcheck: its leak summary and error count at exit, and each
-# loss record that names a pciescope module (pcie.so, remote_write.so,
-# openmetrics.so) in its stack.
+# Valgrind's memcheck: its leak summary at exit, each loss record (definite,
+# indirect, possible) whose stack names a pciescope module (pcie.so,
+# remote_write.so, openmetrics.so, or a source file of this tree), and
+# every error that is not a leak (invalid read or write, uninitialised
+# value, bad free). Those fail the run; a loss record of collectd or a
+# library alone (glibc's dlopen keeps 40 bytes of collectd's plugin_load)
+# is printed, not judged.
 if grind == "memcheck":
+    ours_c = set()
+    for d in ("collectors", "engine", "writer", "plugin", "sim"):
+        try:
+            ours_c.update(f for f in os.listdir(os.path.join(os.environ.get("SOAK_SRC", "."), d)) if f.endswith(".c"))
+        except OSError:
+            pass
+    def ours(where):
+        m = re.match(r"(?:in )?(.*)", where).group(1)
+        return re.search(r"(?:^|/)(?:pcie|remote_write|openmetrics)\.so$", m) or m.split(":")[0] in ours_c
     say("memcheck (at exit)")
     for k in range(ndaemons):
         try:
@@ -561,24 +599,29 @@ if grind == "memcheck":
             say(f"  {hosts[k]}: no valgrind.txt")
             verdict = 1
             continue
+        text = re.sub(r"(?m)^==\d+== ?", "", text)
         summ = {}
         for kind in ("definitely lost", "indirectly lost", "possibly lost", "still reachable"):
             m = re.search(kind + r": ([\d,]+) bytes in ([\d,]+) blocks", text)
             summ[kind] = (int(m.group(1).replace(",", "")), int(m.group(2).replace(",", ""))) if m else (0, 0)
-        m = re.search(r"ERROR SUMMARY: ([\d,]+) errors", text)
-        nerrs = int(m.group(1).replace(",", "")) if m else -1
-        say(f"  {hosts[k]}: " + ", ".join(f"{kind} {b} bytes in {n} blocks" for kind, (b, n) in summ.items()) + f"; ERROR SUMMARY {nerrs}")
-        ours = 0
-        for rec in re.split(r"\n==\d+== \n", text):
-            if re.search(r"are (definitely|indirectly|possibly) lost in loss record", rec) and \
-                    re.search(r"\((?:in|at) [^)]*(?:pcie|remote_write|openmetrics)\.so\)|\(\w+\.c:\d+\)", rec):
-                head = re.search(r"([\d,]+ (?:\([\d,]+ direct, [\d,]+ indirect\) )?bytes in [\d,]+ blocks are \w+ lost)", rec)
-                frames = re.findall(r"(?:at|by) 0x[0-9A-F]+: (\S+) \(([^)]*)\)", rec)
-                own = [f"{fn} ({where})" for fn, where in frames if re.search(r"\.c:\d+|pcie|remote_write|openmetrics", where)]
-                if own:
-                    ours += 1
-                    say(f"    {head.group(1) if head else '?'}: " + " <- ".join(own[:4]))
-        if summ["definitely lost"][0] or summ["indirectly lost"][0] or nerrs != 0:
+        m = re.search(r"total heap usage: ([\d,]+) allocs, ([\d,]+) frees", text)
+        say(f"  {hosts[k]}: " + (f"{m.group(1)} allocations, {m.group(2)} frees; " if m else "") +
+            ", ".join(f"{kind} {b} bytes in {n} blocks" for kind, (b, n) in summ.items()))
+        other = 0
+        for rec in re.split(r"\n\s*\n", text):
+            frames = re.findall(r"(?:at|by) 0x[0-9A-F]+: (\S+) \(([^)]*)\)", rec)
+            mine = [f"{fn} ({where})" for fn, where in frames if ours(where)]
+            lost = re.search(r"([\d,]+ (?:\([\d,]+ direct, [\d,]+ indirect\) )?bytes in [\d,]+ blocks are (?:definitely|indirectly|possibly) lost)", rec)
+            if lost:
+                say(f"    {lost.group(1)}: " + " <- ".join((mine or [f"{fn} ({where})" for fn, where in frames])[:4]) +
+                    ("" if mine else "  (no pciescope frame: not judged)"))
+                if mine:
+                    verdict = 1
+            elif re.search(r"^(Invalid (read|write|free)|Conditional jump|Use of uninitialised|Syscall param|Mismatched free|Source and destination overlap)", rec, re.M):
+                other += 1
+                say("    " + rec.strip().splitlines()[0] + ": " + " <- ".join([f"{fn} ({where})" for fn, where in frames][:4]))
+        say(f"  {hosts[k]}: {other} error(s) other than leaks")
+        if other:
             verdict = 1
 
 # Scrapes.
@@ -596,7 +639,7 @@ for k in range(ndaemons):
     lat.sort()
     q = lambda p: lat[min(len(lat) - 1, int(p * len(lat)))] if lat else float("nan")
     say(f"  {hosts[k]:<28} {len(lat) + bad} scrapes, {bad} failed, latency p50 {q(0.5):.1f} ms p99 {q(0.99):.1f} ms max {q(1.0):.1f} ms")
-    if bad:
+    if bad and not grind:
         verdict = 1
 
 # Samples: every (series, timestamp) ref holds must be in subj and back.
@@ -628,7 +671,8 @@ with open(os.path.join(out, "ref.export.jsonl")) as f:
         if "queue_length" in ln or "cache_size" in ln:
             o = json.loads(ln)
             n = o["metric"].get("__name__", "")
-            kind = "write queue" if "queue_length" in n else "value cache" if "cache_size" in n else None
+            kind = {"collectd_collectd_queue_length": "write queue",
+                    "collectd_collectd_cache_size": "value cache"}.get(n)
             if kind:
                 internal.setdefault((o["metric"].get("instance"), kind), []).extend(
                     zip(o["timestamps"], [v for v in o["values"] if v is not None]))
@@ -642,7 +686,21 @@ for k in range(ndaemons):
             vals = [v for _, v in pts]
             half = vals[len(vals) // 2:]
             say(f"  {hosts[k]}: collectd {kind}: first {vals[0]:.0f} last {vals[-1]:.0f} max {max(vals):.0f}, max of the second half {max(half):.0f} (values)")
-if lost or extra or nref == 0:
+            # A daemon whose write queue holds more than two intervals of
+            # values most of the second half (its median) fell behind its
+            # Interval (the machine lacks the CPU for this speed): its
+            # memory holds the backlog, so the run cannot judge a leak. A
+            # peak of a few intervals when the machine is busy is not that.
+            cache = [v for _, v in sorted(internal.get((hosts[k], "value cache"), []))]
+            med = sorted(half)[len(half) // 2]
+            if kind == "write queue" and cache and med > 2 * max(cache) and not grind:
+                say(f"  FELL BEHIND: {hosts[k]}'s write queue held {med:.0f} values (median of the second half: more than two intervals); lower SOAK_SPEED")
+                verdict = 1
+# Under valgrind the daemon runs tens of times slower: collectd times out
+# series between late intervals (stale markers that differ between the
+# receivers) and scrapes time out, so those two figures are printed, not
+# judged, there.
+if (lost or extra) and not grind or nref == 0:
     verdict = 1
 
 # The outage: how long after the restart the spools were empty.
@@ -696,6 +754,12 @@ for k in range(ndaemons):
         why = None
         if 'endpoint "subj"' in msg and t is not None and t_out_s <= t <= t_catch + 60:
             why = "the receiver outage"
+        # collectd 5.12 itself, once at start-up with CollectInternalStats
+        # (the bench's setting): it registers its own statistics reader
+        # outside a plugin context (a bare collectd logs it too).
+        if msg == "UNKNOWN plugin: plugin_get_interval: Unable to determine Interval from context." and \
+                t is not None and t <= t_start + 120:
+            why = "collectd's CollectInternalStats at start-up"
         for tok, kind in toks:
             if why is None and re.search(tok, msg):
                 why = f"the machine's {kind} event"

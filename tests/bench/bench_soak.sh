@@ -27,13 +27,12 @@
 #                        events of the real soak; growth is judged per
 #                        "soak hour" (3600 intervals), not per wall hour.
 #                        An event period below the loader's 1 s stays 1 s.
-#   SOAK_VALGRIND        memcheck or massif: each collectd runs under that
-#                        valgrind tool (memcheck: --leak-check=full, kinds
-#                        definite, indirect and possible; massif: heap
-#                        only), its report in c<i>/valgrind.txt (massif's
-#                        file c<i>/massif.out); RSS then measures valgrind,
-#                        so the resource figures are printed, not judged,
-#                        and memcheck's leak summary is judged instead
+#   SOAK_VALGRIND        memcheck: each collectd runs under valgrind's
+#                        memcheck (--leak-check=full, kinds definite,
+#                        indirect and possible), its report in
+#                        c<i>/valgrind.txt; RSS then measures valgrind, so
+#                        the resource figures are printed, not judged, and
+#                        memcheck's report is judged instead
 #
 # The truth of what was sent: every collectd sends each value to both
 # receivers, "ref" (always up, no spool) and "subj" (spooled, and the one
@@ -69,7 +68,7 @@ done
 case $minutes in '' | *[!0-9]*) die "SOAK_MINUTES must be a whole number of minutes" ;; esac
 case $outage in '' | *[!0-9]*) die "SOAK_OUTAGE_MINUTES must be a whole number of minutes" ;; esac
 case $speed in '' | *[!0-9]* | 0) die "SOAK_SPEED must be a whole number, at least 1" ;; esac
-case $grind in '' | memcheck | massif) ;; *) die "SOAK_VALGRIND must be memcheck or massif" ;; esac
+case $grind in '' | memcheck) ;; *) die "SOAK_VALGRIND must be memcheck" ;; esac
 [ -z "$grind" ] || command -v valgrind >/dev/null || die "valgrind is not installed"
 [ "$minutes" -ge 2 ] || die "SOAK_MINUTES must be at least 2"
 # The outage in wall seconds: soak minutes divided by the speed.
@@ -325,11 +324,6 @@ CONF
 	memcheck)
 		valgrind --tool=memcheck --leak-check=full --show-leak-kinds=definite,indirect,possible \
 			--errors-for-leak-kinds=definite,indirect --num-callers=30 --log-file="$dir/valgrind.txt" \
-			"$collectd" -f -C "$dir/c.conf" >"$dir/c.out" 2>&1 &
-		;;
-	massif)
-		valgrind --tool=massif --pages-as-heap=no --depth=30 --max-snapshots=200 \
-			--massif-out-file="$dir/massif.out" --log-file="$dir/valgrind.txt" \
 			"$collectd" -f -C "$dir/c.conf" >"$dir/c.out" 2>&1 &
 		;;
 	*)

@@ -538,7 +538,9 @@ for k, r in sorted(rows.items()):
             if name in ("fds", "threads") and vals[-1] > max(vals[: max(1, len(vals) // 2)]) + 2:
                 say(f"  LEAK? {hosts[k]} {name} {vals[-1]} above the first half's maximum")
                 verdict = 1
-    m = [x for x in minfo.get(k, []) if x[0] >= warm]
+    # Up to the last sample of /proc (the shim goes on writing while
+    # collectd shuts down and frees its queues).
+    m = [x for x in minfo.get(k, []) if warm <= x[0] <= r[-1][0]]
     if m:
         live = [(x[0], (x[3] + x[2]) // 1024) for x in m]
         kept = [(x[0], x[1] // 1024) for x in m]

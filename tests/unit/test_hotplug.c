@@ -83,7 +83,7 @@ static void test_schedule_removes_and_adds_a_subtree(void **state)
         struct sim_truth before, during, after;
 
         (void)state;
-        assert_int_equal(m->schedule_count, 13);
+        assert_int_equal(m->schedule_count, 15);
         for (double t = 0; t <= 70; t += 0.5) {
                 /* Removed at 10 s, back at 20 s, every 30 s. */
                 double phase = fmod(t, 30);

@@ -189,10 +189,68 @@ static bool is_endpoint(const struct pcie_function *f)
         return !f->info.is_bridge && f->info.vendor_id != 0xffff;
 }
 
+/* The PMU's port below which @f is, by address in @topo (the topology of
+ * discovery or a later scan: indexes differ), or SIZE_MAX. */
+static size_t port_of(const struct hisi_pcie_core *c, const struct pcie_topo *topo,
+                      const struct pcie_function *f)
+{
+        const struct pcie_function *rp;
+
+        if (f->root_port == PCIE_TOPO_NONE)
+                return SIZE_MAX;
+        rp = pcie_topo_get(topo, f->root_port);
+        for (size_t i = 0; rp && i < c->pmu->port_count; i++)
+                if (!pci_addr_compare(&c->pmu->ports[i].addr, &rp->addr))
+                        return i;
+        return SIZE_MAX;
+}
+
+/* The endpoints @topo shows below the PMU's ports (those the filter
+ * selects), in the topology's order. */
+static int collect_endpoints(const struct hisi_pcie_core *c, const struct pcie_topo *topo,
+                             struct endpoint_info **out, size_t *count)
+{
+        struct endpoint_info *list = NULL;
+        size_t n = 0, cap = 0;
+
+        for (size_t t = 0; topo && t < pcie_topo_count(topo); t++) {
+                const struct pcie_function *f = pcie_topo_get(topo, t);
+                struct endpoint_info *e;
+                size_t port;
+
+                if (!is_endpoint(f))
+                        continue;
+                port = port_of(c, topo, f);
+                if (port == SIZE_MAX)
+                        continue;
+                if (c->opts.endpoint_filter &&
+                    !bdf_filter_selects(c->opts.endpoint_filter, &f->addr))
+                        continue;
+                if (n == cap) {
+                        size_t ncap = cap ? 2 * cap : 16;
+                        struct endpoint_info *ne = realloc(list, ncap * sizeof(*ne));
+
+                        if (!ne) {
+                                free(list);
+                                return -ENOMEM;
+                        }
+                        list = ne;
+                        cap = ncap;
+                }
+                e = &list[n++];
+                memset(e, 0, sizeof(*e));
+                snprintf(e->bdf, sizeof(e->bdf), "%s", f->bdf);
+                e->rid = (uint16_t)(f->addr.bus << 8 | f->addr.dev << 3 | f->addr.func);
+                e->port = port;
+        }
+        *out = list;
+        *count = n;
+        return 0;
+}
+
 static int collect_ports_and_endpoints(struct hisi_pcie_core *c, const struct pcie_topo *topo)
 {
         const struct hisi_pcie_pmu *pmu = c->pmu;
-        size_t cap = 0;
 
         for (size_t i = 0; i < pmu->port_count; i++) {
                 struct port_info *p = &c->ports[c->port_count++];
@@ -205,36 +263,7 @@ static int collect_ports_and_endpoints(struct hisi_pcie_core *c, const struct pc
                         p->capacity = f->capacity_current;
                 p->mps = f ? pcie_topo_link_mps(topo, pmu->ports[i].topo_index) : 0;
         }
-        for (size_t t = 0; topo && t < pcie_topo_count(topo); t++) {
-                const struct pcie_function *f = pcie_topo_get(topo, t);
-                struct endpoint_info *e;
-                size_t port = SIZE_MAX;
-
-                if (!is_endpoint(f) || f->root_port == PCIE_TOPO_NONE)
-                        continue;
-                for (size_t i = 0; i < pmu->port_count; i++)
-                        if (pmu->ports[i].topo_index == f->root_port)
-                                port = i;
-                if (port == SIZE_MAX)
-                        continue;
-                if (c->opts.endpoint_filter &&
-                    !bdf_filter_selects(c->opts.endpoint_filter, &f->addr))
-                        continue;
-                if (c->endpoint_count == cap) {
-                        size_t ncap = cap ? 2 * cap : 16;
-                        struct endpoint_info *ne = realloc(c->endpoints, ncap * sizeof(*ne));
-
-                        if (!ne)
-                                return -ENOMEM;
-                        c->endpoints = ne;
-                        cap = ncap;
-                }
-                e = &c->endpoints[c->endpoint_count++];
-                snprintf(e->bdf, sizeof(e->bdf), "%s", f->bdf);
-                e->rid = (uint16_t)(f->addr.bus << 8 | f->addr.dev << 3 | f->addr.func);
-                e->port = port;
-        }
-        return 0;
+        return collect_endpoints(c, topo, &c->endpoints, &c->endpoint_count);
 }
 
 static int build_plan(struct hisi_pcie_core *c)
@@ -415,30 +444,35 @@ static int apply_window(struct hisi_pcie_core *c)
         return ret;
 }
 
+/* Opens @m's group (stopped); the error is logged. */
+static int open_measurement(struct hisi_pcie_core *c, struct measurement *m)
+{
+        struct perf_event_attr attrs[2];
+        int ret = hisi_pcie_pair_attrs(c->pmu, m->pair, &m->filter, attrs);
+
+        if (ret) {
+                hw_logf(c->env, HW_LOG_ERROR, "%s: cannot build the %s event: %s", c->pmu->name,
+                        hisi_pcie_pair_info(m->pair)->name, strerror(-ret));
+                return ret;
+        }
+        ret = perf_group_open(c->env, attrs, 2, c->pmu->cpu, &m->group, NULL);
+        if (ret)
+                hw_logf(c->env, HW_LOG_ERROR,
+                        "%s: perf_event_open(%s, cpu %d): %s — %s; this core's counters "
+                        "are not collected",
+                        c->pmu->name, c->pmu->primary_event[m->pair], c->pmu->cpu, strerror(-ret),
+                        perf_open_advice(ret));
+        return ret;
+}
+
 int hisi_pcie_core_start(struct hisi_pcie_core *c, double now)
 {
         double cpu0 = thread_cpu_seconds();
         int ret = 0;
 
         hisi_pcie_core_stop(c);
-        for (size_t i = 0; i < c->count && !ret; i++) {
-                struct measurement *m = &c->m[i];
-                struct perf_event_attr attrs[2];
-
-                ret = hisi_pcie_pair_attrs(c->pmu, m->pair, &m->filter, attrs);
-                if (ret) {
-                        hw_logf(c->env, HW_LOG_ERROR, "%s: cannot build the %s event: %s",
-                                c->pmu->name, hisi_pcie_pair_info(m->pair)->name, strerror(-ret));
-                        break;
-                }
-                ret = perf_group_open(c->env, attrs, 2, c->pmu->cpu, &m->group, NULL);
-                if (ret)
-                        hw_logf(c->env, HW_LOG_ERROR,
-                                "%s: perf_event_open(%s, cpu %d): %s — %s; this core's counters "
-                                "are not collected",
-                                c->pmu->name, c->pmu->primary_event[m->pair], c->pmu->cpu,
-                                strerror(-ret), perf_open_advice(ret));
-        }
+        for (size_t i = 0; i < c->count && !ret; i++)
+                ret = open_measurement(c, &c->m[i]);
         if (!ret)
                 ret = apply_window(c);
         if (ret) {
@@ -449,6 +483,135 @@ int hisi_pcie_core_start(struct hisi_pcie_core *c, double now)
         }
         c->cpu_seconds += thread_cpu_seconds() - cpu0;
         return ret;
+}
+
+/* Whether @a (of the old plan) and @b (of the new) are the same measurement. */
+static bool same_measurement(const struct hisi_pcie_core *c, const struct measurement *a,
+                             const struct endpoint_info *old_endpoints, const struct measurement *b)
+{
+        if (a->pair != b->pair || a->scope != b->scope || a->port != b->port ||
+            a->below_bytes != b->below_bytes)
+                return false;
+        return a->scope != SCOPE_DEVICE ||
+               !strcmp(old_endpoints[a->endpoint].bdf, c->endpoints[b->endpoint].bdf);
+}
+
+/* Whether @bdf is one of the @n endpoints of @list. */
+static bool listed(const struct endpoint_info *list, size_t n, const char *bdf)
+{
+        for (size_t i = 0; i < n; i++)
+                if (!strcmp(list[i].bdf, bdf))
+                        return true;
+        return false;
+}
+
+int hisi_pcie_core_update(struct hisi_pcie_core *c, const struct pcie_topo *topo)
+{
+        struct endpoint_info *old_endpoints = c->endpoints, *fresh = NULL;
+        size_t old_endpoint_count = c->endpoint_count, fresh_count = 0, old_count = c->count;
+        struct measurement *old = c->m;
+        struct hisi_pcie_plan_item *items;
+        bool *carried;
+        size_t added = 0;
+        int ret;
+
+        if (!topo || !c->opts.endpoints)
+                return 0; /* the ports' measurements do not depend on it */
+        ret = collect_endpoints(c, topo, &fresh, &fresh_count);
+        if (ret)
+                return ret;
+        /* Nothing came or went below this core: the plan stands. */
+        if (fresh_count == old_endpoint_count) {
+                bool same = true;
+
+                for (size_t i = 0; i < fresh_count && same; i++)
+                        same = !strcmp(fresh[i].bdf, old_endpoints[i].bdf);
+                if (same) {
+                        free(fresh);
+                        return 0;
+                }
+        }
+        carried = calloc(old_count ? old_count : 1, sizeof(*carried));
+        if (!carried) {
+                free(fresh);
+                return -ENOMEM;
+        }
+        c->m = NULL;
+        c->count = 0;
+        c->endpoints = fresh;
+        c->endpoint_count = fresh_count;
+        ret = build_plan(c);
+        items = ret ? NULL : calloc(c->count ? c->count : 1, sizeof(*items));
+        if (!items) {
+                /* Out of memory: the old plan goes on. */
+                free(c->m);
+                free(fresh);
+                free(carried);
+                c->m = old;
+                c->count = old_count;
+                c->endpoints = old_endpoints;
+                c->endpoint_count = old_endpoint_count;
+                return -ENOMEM;
+        }
+        /* What was measured before goes on: its group, its baseline and
+         * totals, so its values neither reset nor jump. */
+        for (size_t i = 0; i < c->count; i++) {
+                struct measurement *m = &c->m[i];
+
+                for (size_t o = 0; o < old_count; o++) {
+                        if (carried[o] || !same_measurement(c, &old[o], old_endpoints, m))
+                                continue;
+                        struct measurement keep = *m;
+
+                        *m = old[o];
+                        m->endpoint = keep.endpoint;
+                        carried[o] = true;
+                        break;
+                }
+        }
+        /* What is gone is closed: its series stop (go stale). */
+        for (size_t o = 0; o < old_count; o++)
+                if (!carried[o])
+                        perf_group_close(old[o].group);
+        /* What is new is opened, stopped: the next window enables it, and
+         * it has a rate one interval later. One that cannot be opened is
+         * left out of the plan. */
+        size_t n = 0;
+
+        for (size_t i = 0; i < c->count; i++) {
+                struct measurement *m = &c->m[i];
+
+                if (c->started && !m->group && open_measurement(c, m))
+                        continue;
+                c->m[n++] = *m;
+        }
+        c->count = n;
+        for (size_t e = 0; e < c->endpoint_count; e++) {
+                const struct endpoint_info *ep = &c->endpoints[e];
+
+                if (listed(old_endpoints, old_endpoint_count, ep->bdf))
+                        continue;
+                added++;
+                hw_logf(c->env, HW_LOG_INFO,
+                        "%s: %s appeared below Root Port %s; its bandwidth is counted from now on",
+                        c->pmu->name, ep->bdf, c->ports[ep->port].bdf);
+        }
+        free(c->items);
+        c->items = items;
+        for (size_t i = 0; i < c->count; i++)
+                c->items[i].pair = c->m[i].pair;
+        /* The window is what is enabled now; the next tick reads it and
+         * rotates or enables the new measurements. */
+        c->window_count = 0;
+        for (size_t i = 0; i < c->count && c->window_count < c->opts.slots; i++)
+                if (c->m[i].enabled)
+                        c->window[c->window_count++] = i;
+        if (c->cursor >= c->count)
+                c->cursor = 0;
+        free(old);
+        free(old_endpoints);
+        free(carried);
+        return (int)added;
 }
 
 /* Takes the delta since the base reading into the measurement's estimates. */

@@ -91,6 +91,17 @@ int hisi_pcie_core_start(struct hisi_pcie_core *core, double now);
  */
 int hisi_pcie_core_tick(struct hisi_pcie_core *core, double now, struct sample_set *out);
 
+/*
+ * hisi_pcie_core_update - follow the endpoints @topo (a later scan of the
+ * same machine) shows below the core's Root Ports: a new one gets its
+ * measurements (opened stopped if the core is started; rates from the
+ * interval after the next window enables them), logged once; those gone
+ * are closed (their series stop); every other measurement goes on with its
+ * group, baseline and totals. Call it between two ticks. Returns how many
+ * endpoints were added, or -ENOMEM (the old plan goes on).
+ */
+int hisi_pcie_core_update(struct hisi_pcie_core *c, const struct pcie_topo *topo);
+
 /* Closes all groups (the collector can be started again). */
 void hisi_pcie_core_stop(struct hisi_pcie_core *core);
 

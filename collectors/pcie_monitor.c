@@ -46,6 +46,8 @@ struct pcie_monitor {
         } truncated;
         bool scan_failing; /* the last scan failed and was logged */
         bool scanned;      /* a scan has worked: functions that come and go are news */
+        bool changed;      /* this scan's functions differ from the last one's (or first) */
+        struct pcie_topo *changed_topo; /* the last such scan, until taken */
 };
 
 void pcie_monitor_opts_default(struct pcie_monitor_opts *opts)
@@ -101,6 +103,7 @@ void pcie_monitor_free(struct pcie_monitor *mon)
 {
         if (!mon)
                 return;
+        pcie_topo_free(mon->changed_topo);
         free(mon->states);
         free(mon);
 }
@@ -151,18 +154,25 @@ static int merge_states(struct pcie_monitor *mon, const struct pcie_topo *topo)
 
         if (!fresh)
                 return -ENOMEM;
+        mon->changed = !mon->scanned || n != mon->state_count;
         for (size_t i = 0; i < n; i++) {
                 const struct pci_addr *addr = &pcie_topo_get(topo, i)->addr;
 
-                while (old < mon->state_count && pci_addr_compare(&mon->states[old].addr, addr) < 0)
+                while (old < mon->state_count &&
+                       pci_addr_compare(&mon->states[old].addr, addr) < 0) {
                         log_change(mon, &mon->states[old++].addr, true);
+                        mon->changed = true;
+                }
                 if (old < mon->state_count && !pci_addr_compare(&mon->states[old].addr, addr)) {
                         fresh[i] = mon->states[old++];
                 } else {
                         fresh[i].addr = *addr;
                         log_change(mon, addr, false);
+                        mon->changed = true;
                 }
         }
+        if (old < mon->state_count)
+                mon->changed = true;
         while (old < mon->state_count)
                 log_change(mon, &mon->states[old++].addr, true);
         mon->scanned = true;
@@ -572,6 +582,19 @@ int pcie_monitor_sample(struct pcie_monitor *mon, pcie_emit_fn emit, void *ctx)
         if (!err)
                 err = emit_globals(mon, emit, ctx);
         pcie_audit_free(audit);
-        pcie_topo_free(topo);
+        if (mon->changed && !err) {
+                pcie_topo_free(mon->changed_topo);
+                mon->changed_topo = topo; /* for pcie_monitor_take_topology() */
+        } else {
+                pcie_topo_free(topo);
+        }
         return err;
+}
+
+struct pcie_topo *pcie_monitor_take_topology(struct pcie_monitor *mon)
+{
+        struct pcie_topo *topo = mon->changed_topo;
+
+        mon->changed_topo = NULL;
+        return topo;
 }

@@ -18,6 +18,7 @@
 #include "sample.h"
 
 struct hw_env;
+struct pcie_topo;
 
 struct pcie_monitor_opts {
         bool collect_link;
@@ -79,6 +80,14 @@ enum pcie_policy pcie_monitor_policy(const struct pcie_monitor *mon, const char 
 int pcie_monitor_sample(struct pcie_monitor *mon, pcie_emit_fn emit, void *ctx);
 
 /* Functions seen by the last sample, and how many were selected. */
+/*
+ * The topology of the last pcie_monitor_sample() whose functions differed
+ * from the scan before (one came or went), or of the first scan, handed
+ * over to the caller (pcie_topo_free); NULL when nothing changed since the
+ * last call. Units that plan per device replan from it without a restart.
+ */
+struct pcie_topo *pcie_monitor_take_topology(struct pcie_monitor *mon);
+
 size_t pcie_monitor_function_count(const struct pcie_monitor *mon, size_t *selected);
 
 #endif /* PCIESCOPE_PCIE_MONITOR_H */

@@ -48,6 +48,14 @@ struct owned {
         void (*release)(void *);
 };
 
+/* The monitor's latest scan, shared with the units that plan per device
+ * (engine_source.h): swapped under the lock, its generation bumped. */
+struct engine_topology {
+        pthread_mutex_t lock;
+        atomic_ulong generation;
+        struct pcie_topo *topo;
+};
+
 struct engine {
         const struct engine_config *cfg;
         struct engine_host host;
@@ -65,6 +73,7 @@ struct engine {
         atomic_bool stop;
         bool started, stopped;
         struct sample_set own; /* the engine's own samples (simulation info) */
+        struct engine_topology topology;
 };
 
 struct engine_discovery {
@@ -167,6 +176,8 @@ int engine_open(const struct engine_config *cfg, const struct engine_host *host,
         pthread_cond_init(&e->wake, &attr);
         pthread_condattr_destroy(&attr);
         atomic_init(&e->stop, false);
+        pthread_mutex_init(&e->topology.lock, NULL);
+        atomic_init(&e->topology.generation, 0);
         err = open_machine(e, why, whylen);
         if (err) {
                 engine_close(e);
@@ -231,6 +242,40 @@ const struct pcie_topo *engine_discovery_topo(const struct engine_discovery *d)
                 }
         }
         return d->topo;
+}
+
+struct engine_topology *engine_discovery_topology(const struct engine_discovery *d)
+{
+        return &d->e->topology;
+}
+
+void engine_topology_publish(struct engine_topology *t, struct pcie_topo *topo)
+{
+        struct pcie_topo *old;
+
+        pthread_mutex_lock(&t->lock);
+        old = t->topo;
+        t->topo = topo;
+        atomic_fetch_add(&t->generation, 1);
+        pthread_mutex_unlock(&t->lock);
+        pcie_topo_free(old);
+}
+
+unsigned long engine_topology_generation(const struct engine_topology *t)
+{
+        return atomic_load(&((struct engine_topology *)t)->generation);
+}
+
+const struct pcie_topo *engine_topology_lock(struct engine_topology *t, unsigned long *generation)
+{
+        pthread_mutex_lock(&t->lock);
+        *generation = atomic_load(&t->generation);
+        return t->topo;
+}
+
+void engine_topology_unlock(struct engine_topology *t)
+{
+        pthread_mutex_unlock(&t->lock);
 }
 
 double engine_discovery_now(const struct engine_discovery *d)
@@ -641,6 +686,8 @@ void engine_close(struct engine *e)
                 sim_close(e->sim); /* closes the PCI source it opened */
         else
                 pci_source_close(e->env.pci);
+        pcie_topo_free(e->topology.topo);
+        pthread_mutex_destroy(&e->topology.lock);
         pthread_cond_destroy(&e->wake);
         pthread_mutex_destroy(&e->lock);
         free(e);

@@ -66,6 +66,25 @@ const struct engine_config *engine_discovery_config(const struct engine_discover
  * be read (then sources that need it add nothing). */
 const struct pcie_topo *engine_discovery_topo(const struct engine_discovery *d);
 double engine_discovery_now(const struct engine_discovery *d);
+
+/*
+ * The topology the units follow without a restart: the monitor rescans the
+ * bus at every read and publishes its scan when the set of functions
+ * changed (a hot-plug, a surprise removal, a rescan), and at its first
+ * scan; each publication bumps the generation (0: nothing published yet,
+ * the units run on what discover() saw). A unit that plans per device
+ * compares the generation with the one it planned from (one atomic load
+ * per interval) and, when it moved, takes the lock, replans from the
+ * topology (which it must not keep past the unlock) and unlocks. The
+ * topology may be NULL (nothing published yet).
+ */
+struct engine_topology;
+struct engine_topology *engine_discovery_topology(const struct engine_discovery *d);
+/* The monitor: hands @topo over (freed by the engine) and bumps the generation. */
+void engine_topology_publish(struct engine_topology *t, struct pcie_topo *topo);
+unsigned long engine_topology_generation(const struct engine_topology *t);
+const struct pcie_topo *engine_topology_lock(struct engine_topology *t, unsigned long *generation);
+void engine_topology_unlock(struct engine_topology *t);
 double engine_discovery_interval(const struct engine_discovery *d);
 /* Whether the host asks for a baseline reading at start (engine_host). */
 bool engine_discovery_baseline(const struct engine_discovery *d);

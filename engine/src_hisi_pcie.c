@@ -23,8 +23,10 @@ struct hisi_unit {
         const struct hw_env *env;
         double interval;
         struct engine_schedule due;
-        bool pmu_gone;         /* unbound: waiting for it to be bound again */
-        bool read_error_shown; /* a reading failed and was logged */
+        bool pmu_gone;                     /* unbound: waiting for it to be bound again */
+        bool read_error_shown;             /* a reading failed and was logged */
+        struct engine_topology *topology;  /* the monitor's scans */
+        unsigned long topology_generation; /* the one the plan follows */
 };
 
 /* The PMUs found: the cores point into them. */
@@ -92,6 +94,8 @@ static int hisi_discover(struct engine_discovery *d)
                 }
                 u->env = env;
                 u->pmu = pmu;
+                u->topology = engine_discovery_topology(d);
+                u->topology_generation = engine_topology_generation(u->topology);
                 u->interval = engine_discovery_interval(d);
                 snprintf(name, sizeof(name), "pcie s%uc%u", pmu->sicl, pmu->core);
                 err = engine_discovery_add(d, u, name);
@@ -167,11 +171,27 @@ static void follow_cpumask(struct hisi_unit *u)
         u->pmu->cpu = (int)cpu;
 }
 
+/* Functions came or went (the monitor's generation moved): the plan
+ * follows the endpoints below this core's ports, without a restart. */
+static void follow_topology(struct hisi_unit *u)
+{
+        unsigned long generation = engine_topology_generation(u->topology);
+        const struct pcie_topo *topo;
+
+        if (generation == u->topology_generation)
+                return;
+        topo = engine_topology_lock(u->topology, &generation);
+        if (hisi_pcie_core_update(u->core, topo) >= 0)
+                u->topology_generation = generation; /* else: tried again next time */
+        engine_topology_unlock(u->topology);
+}
+
 static int hisi_tick(void *unit, double now, struct sample_set *out)
 {
         struct hisi_unit *u = unit;
         int err;
 
+        follow_topology(u);
         if (u->pmu_gone) {
                 pmu_back(u, now);
                 engine_schedule_ticked(&u->due, now);

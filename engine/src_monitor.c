@@ -14,6 +14,12 @@
 #include "pcie_monitor.h"
 #include "pciescope_config.h"
 
+/* The monitor, and where its scans go when the functions changed. */
+struct monitor_unit {
+        struct pcie_monitor *mon;
+        struct engine_topology *topology;
+};
+
 static bool monitor_enabled(const struct engine_config *cfg, bool dump)
 {
         (void)cfg, (void)dump;
@@ -27,14 +33,22 @@ static int monitor_discover(struct engine_discovery *d)
         struct pcie_monitor_opts opts = cfg->monitor;
         const char *simulated = engine_discovery_simulated(d), *source;
         struct pcie_monitor *mon;
+        struct monitor_unit *u;
         enum pcie_policy policy;
         int err;
 
         opts.read_sysfs = env->sysfs_root != NULL;
         opts.filter = &cfg->filter;
+        u = calloc(1, sizeof(*u));
+        if (!u)
+                return -ENOMEM;
         err = pcie_monitor_new(env, &opts, &mon);
-        if (err)
+        if (err) {
+                free(u);
                 return err;
+        }
+        u->mon = mon;
+        u->topology = engine_discovery_topology(d);
         policy = pcie_monitor_policy(mon, &source);
         hw_logf(env, HW_LOG_INFO,
                 "pciescope %s reading %s PCI devices%s%s (sysfs %s); MPS policy %s (%s)",
@@ -44,7 +58,7 @@ static int monitor_discover(struct engine_discovery *d)
                               : "this machine's",
                 cfg->pci_dump ? " from " : "", cfg->pci_dump ? cfg->pci_dump : "",
                 env->sysfs_root ? env->sysfs_root : "not used", pcie_policy_name(policy), source);
-        return engine_discovery_add(d, mon, "pcie monitor");
+        return engine_discovery_add(d, u, "pcie monitor");
 }
 
 static int monitor_start(void *unit, double now)
@@ -62,9 +76,14 @@ static int add_to_set(void *ctx, const struct pcie_sample *s)
  * read at all (logged once by the monitor). */
 static int monitor_tick(void *unit, double now, struct sample_set *out)
 {
-        int err = pcie_monitor_sample(unit, add_to_set, out);
+        struct monitor_unit *u = unit;
+        int err = pcie_monitor_sample(u->mon, add_to_set, out);
+        struct pcie_topo *changed = pcie_monitor_take_topology(u->mon);
 
         (void)now;
+        /* Functions came or went: the units that plan per device follow. */
+        if (changed)
+                engine_topology_publish(u->topology, changed);
         return err < 0 ? err : 1;
 }
 
@@ -75,7 +94,10 @@ static void monitor_stop(void *unit)
 
 static void monitor_free(void *unit)
 {
-        pcie_monitor_free(unit);
+        struct monitor_unit *u = unit;
+
+        pcie_monitor_free(u->mon);
+        free(u);
 }
 
 const struct engine_source engine_source_monitor = {

@@ -138,6 +138,19 @@ check "log: hisi_ptt1_1 gone once" \
 	[ "$(grep -c "hisi_ptt1_1: PTT device gone (its driver was unbound)" "$log")" = 1 ]
 check "log: ... and back once, with its new perf type" \
 	[ "$(grep -c "hisi_ptt1_1: PTT device back (perf type 31300)" "$log")" = 1 ]
+# cx7-p1 (01:00.1) is absent when collectd starts (removed at 0 s) and
+# added at 18 s: the monitor's rescan makes hisi_pcie0_core0 count it, no
+# restart, logged once.
+check "log: 0000:01:00.1 appeared once" \
+	[ "$(grep -c "0000:01:00.1: PCI function appeared" "$log")" = 1 ]
+check "log: ... and hisi_pcie0_core0 counts it from then on, said once" \
+	[ "$(grep -c "hisi_pcie0_core0: 0000:01:00.1 appeared below Root Port 0000:00:00.0; its bandwidth is counted from now on" "$log")" = 1 ]
+late='pcie_device_bandwidth_bytes_per_second{device="0000:01:00.1",direction="rx",tlp="mwr"}'
+v=$(qv "$prom_url" "$late" "$t_before")
+check "Prometheus: no per-device series of 01:00.1 while it was absent ('$v')" [ -z "$v" ]
+v=$(qv "$prom_url" "$late" "$((t_end - 3))")
+check "Prometheus: 01:00.1's DMA writes after it was added ($v B/s)" \
+	awk -v v="${v:-0}" 'BEGIN { exit !(v > 1e9) }'
 v=$(qv "$prom_url" 'sum(pcie_port_bandwidth_bytes_per_second{pmu="hisi_pcie1_core0",direction="rx",tlp="mwr"})' "$t_after")
 check "Prometheus: hisi_pcie1_core0 counts again after its rebind ($v B/s)" \
 	awk -v v="${v:-0}" 'BEGIN { exit !(v > 1e9) }'

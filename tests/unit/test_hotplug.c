@@ -83,7 +83,7 @@ static void test_schedule_removes_and_adds_a_subtree(void **state)
         struct sim_truth before, during, after;
 
         (void)state;
-        assert_int_equal(m->schedule_count, 13);
+        assert_int_equal(m->schedule_count, 15);
         for (double t = 0; t <= 70; t += 0.5) {
                 /* Removed at 10 s, back at 20 s, every 30 s. */
                 double phase = fmod(t, 30);
@@ -559,11 +559,12 @@ static void test_loader(void **state)
         free(big);
 }
 
-/* spr-2s.json with @events (a JSON array) spliced in, in a new buffer. */
-static char *spr_with_events(const char *events)
+/* A machine of sim/machines with @events (a JSON array) spliced in, in a
+ * new buffer. */
+static char *machine_with_events(const char *machine, const char *events)
 {
         char *text, *json, *at;
-        FILE *f = fopen(MACHINES "/spr-2s.json", "r");
+        FILE *f = fopen(machine, "r");
         size_t size;
         long len;
 
@@ -584,6 +585,25 @@ static char *spr_with_events(const char *events)
         snprintf(json, size, "%.*s\"events\": %s, %s", (int)(at - text), text, events, at);
         free(text);
         return json;
+}
+
+static char *spr_with_events(const char *events)
+{
+        return machine_with_events(MACHINES "/spr-2s.json", events);
+}
+
+/* @json written to a new file named after @path (a mkstemps template). */
+static void write_machine(char *path, char *json)
+{
+        int fd = mkstemps(path, 5);
+        FILE *f;
+
+        assert_true(fd >= 0);
+        f = fdopen(fd, "w");
+        assert_non_null(f);
+        fputs(json, f);
+        fclose(f);
+        free(json);
 }
 
 /* On an Intel machine the loader knows the IIO PMUs by name. */
@@ -932,6 +952,166 @@ static void test_engine_follows_iio(void **state)
         unlink(path);
 }
 
+/* ---- a device absent at start ---- */
+
+#define LATE "0000:01:00.1" /* cx7-p1, below Root Port 00:00.0 of hisi_pcie0_core0 */
+#define KEPT "0000:01:00.0" /* cx7-p0, the other endpoint of that port */
+
+struct late_seen {
+        double late_rx, late_tx; /* pcie_device_bandwidth_bytes_per_second of LATE */
+        double kept_rx, kept_tx; /* ... of KEPT */
+        double kept_flux;        /* its raw rx_mwr flux counter (Detail full) */
+        bool late_any, kept_flux_seen, late_ptt;
+        size_t negative;
+        char bad[256];
+};
+
+static void late_sink(void *ctx, const struct engine_unit *unit, const struct sample_set *set)
+{
+        struct late_seen *s = ctx;
+
+        (void)unit;
+        for (size_t i = 0; i < set->count; i++) {
+                const struct pcie_sample *p = &set->samples[i];
+                const char *device = pcie_sample_label(p, "device");
+                const char *target = pcie_sample_label(p, "target");
+                const char *req = pcie_sample_label(p, "requester");
+                const char *tlp = pcie_sample_label(p, "tlp");
+                const char *event = pcie_sample_label(p, "event");
+                double v = p->kind == PCIE_METRIC_COUNTER ? (double)p->counter : p->gauge;
+
+                if (v < 0 || isnan(v)) {
+                        s->negative++;
+                        snprintf(s->bad, sizeof(s->bad), "%s = %g", p->metric, v);
+                }
+                if (req && !strcmp(req, LATE) && v > 0)
+                        s->late_ptt = true;
+                s->late_any |=
+                    (device && !strcmp(device, LATE)) || (target && !strcmp(target, LATE));
+                if (!strcmp(p->metric, "pcie_pmu_flux_total") && target && !strcmp(target, KEPT) &&
+                    event && strstr(event, "rx_mwr")) {
+                        s->kept_flux = v;
+                        s->kept_flux_seen = true;
+                }
+                if (strcmp(p->metric, "pcie_device_bandwidth_bytes_per_second") || !device || !tlp)
+                        continue;
+                if (!strcmp(device, LATE))
+                        *(strcmp(tlp, "mwr") ? &s->late_tx : &s->late_rx) = v;
+                if (!strcmp(device, KEPT))
+                        *(strcmp(tlp, "mwr") ? &s->kept_tx : &s->kept_rx) = v;
+        }
+}
+
+static void check_close(double got, double want, const char *what, int t)
+{
+        if (!(want > 0) || fabs(got - want) > 0.01 * want)
+                fail_msg("at %d s %s: %g, the simulator says %g", t, what, got, want);
+}
+
+/* A NIC function described in the machine file but removed at 0 s (so the
+ * engine starts without it) and added at 10.5 s: the monitor's rescan bumps
+ * the topology generation, hisi_pcie0_core0 replans without a restart and
+ * logs it once; from a few intervals later its per-device bandwidth is
+ * published and matches the simulator's truth (1 %), the PTT windows name it
+ * as a requester, and the other endpoint of the same port goes on: its
+ * series at every read, its rates right, its raw counter never going back. */
+static void test_engine_picks_up_a_late_device(void **state)
+{
+        struct engine_host host = {
+            .log = capture_log, .interval = 1, .clock = fake_clock, .manual = true};
+        char path[] = "/tmp/pciescope-hotplug-late-XXXXXX.json", why[512] = "";
+        struct engine_config cfg;
+        struct engine *e;
+        struct sim *truth;
+        double rate[2][2], last_flux = 0; /* [late, kept][rx_mwr, tx_cpl] */
+        size_t late = 0, kept = 0;
+        int first_late = 0;
+        bool late_ptt = false;
+
+        (void)state;
+        write_machine(path, machine_with_events(
+                                MACHINES "/kunpeng930-2p.json",
+                                "[{\"at_s\": 0, \"kind\": \"remove\", \"bdf\": \"" LATE "\"},"
+                                " {\"at_s\": 10.5, \"kind\": \"add\", \"bdf\": \"" LATE "\"}]"));
+        /* The ground truth: the same machine, on the same clock. */
+        truth = open_sim(path);
+        late = dev_index(truth, LATE);
+        kept = dev_index(truth, KEPT);
+        for (int k = 0; k < 2; k++) {
+                size_t dev = k ? kept : late;
+                struct sim_truth t;
+
+                sim_truth_device(sim_pmu(truth), dev, SIM_RX_MWR, 12, 30, &t);
+                rate[k][0] = (t.payload_bytes + t.header_bytes) / 18;
+                sim_truth_device(sim_pmu(truth), dev, SIM_TX_CPL, 12, 30, &t);
+                rate[k][1] = (t.payload_bytes + t.header_bytes) / 18;
+        }
+        {
+                struct sim_truth t;
+
+                sim_truth_device(sim_pmu(truth), late, SIM_RX_MWR, 0, 10.5, &t);
+                assert_true(t.payload_bytes == 0); /* absent: it moved nothing */
+        }
+        sim_close(truth);
+
+        fake_now = 0;
+        log_text[0] = '\0';
+        assert_int_equal(engine_config_init(&cfg), 0);
+        assert_int_equal(engine_config_set_string(&cfg, "Simulate", path, why, sizeof(why)), 0);
+        assert_int_equal(engine_config_set_string(&cfg, "Detail", "full", why, sizeof(why)), 0);
+        assert_int_equal(engine_config_set_number(&cfg, "TracePeriod", 1, why, sizeof(why)), 0);
+        assert_int_equal(engine_config_set_number(&cfg, "TraceDuration", 0.2, why, sizeof(why)), 0);
+        assert_int_equal(engine_config_set_number(&cfg, "MaxConcurrentTraces", 6, why, sizeof(why)),
+                         0);
+        assert_int_equal(engine_open(&cfg, &host, &e, why, sizeof(why)), 0);
+        assert_int_equal(engine_start(e), 0);
+        for (int t = 1; t <= 30; t++) {
+                struct late_seen seen = {0};
+
+                while (engine_next_due(e) <= t) {
+                        fake_now = engine_next_due(e);
+                        engine_advance(e, fake_now);
+                }
+                fake_now = t;
+                assert_int_equal(engine_read(e, late_sink, &seen), 0);
+                if (seen.negative)
+                        fail_msg("at %d s: %s", t, seen.bad);
+                if (t <= 10 && (seen.late_any || seen.late_ptt))
+                        fail_msg("at %d s a series of %s, absent since 0 s", t, LATE);
+                if (seen.late_rx > 0 && !first_late)
+                        first_late = t;
+                if (t >= 15) {
+                        check_close(seen.late_rx, rate[0][0], LATE " rx_mwr", t);
+                        check_close(seen.late_tx, rate[0][1], LATE " tx_cpl", t);
+                }
+                late_ptt |= t > 10 && seen.late_ptt;
+                /* The other endpoint: there at every read, right, and its
+                 * counter never goes back (nothing reopened or reset). */
+                if (t >= 4) {
+                        check_close(seen.kept_rx, rate[1][0], KEPT " rx_mwr", t);
+                        check_close(seen.kept_tx, rate[1][1], KEPT " tx_cpl", t);
+                }
+                if (seen.kept_flux_seen) {
+                        if (seen.kept_flux < last_flux)
+                                fail_msg("at %d s %s's flux counter went back: %g -> %g", t, KEPT,
+                                         last_flux, seen.kept_flux);
+                        last_flux = seen.kept_flux;
+                }
+        }
+        assert_true(first_late >= 12 && first_late <= 15);
+        assert_true(late_ptt);
+        assert_int_equal(count(log_text, LATE ": PCI function appeared"), 1);
+        assert_int_equal(count(log_text, "hisi_pcie0_core0: " LATE " appeared below Root Port "
+                                         "0000:00:00.0; its bandwidth is counted from now on"),
+                         1);
+        assert_int_equal(count(log_text, "appeared below Root Port"), 1);
+        assert_int_equal(count(log_text, "PCI function gone"), 0);
+        assert_int_equal(count(log_text, "reading counters"), 0);
+        engine_close(e);
+        engine_config_clear(&cfg);
+        unlink(path);
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
@@ -947,6 +1127,7 @@ int main(void)
             cmocka_unit_test(test_loader_iio),
             cmocka_unit_test(test_engine_follows_the_changes),
             cmocka_unit_test(test_engine_follows_iio),
+            cmocka_unit_test(test_engine_picks_up_a_late_device),
         };
 
         return cmocka_run_group_tests(tests, NULL, NULL);

@@ -308,6 +308,7 @@ struct ptt_capture {
         size_t carry_n;
         bool busy_logged, error_logged;
         bool gone_logged; /* the device's directory is gone (driver unbound) */
+        int offline_cpu;  /* the CPU last found offline at an open (logged once), or -1 */
 };
 
 static size_t page_size(void)
@@ -481,6 +482,7 @@ int ptt_capture_new(const struct hw_env *env, const char *pmu_name,
                 goto fail;
         }
         c->cpu = perf_pmu_cpu_count(c->pmu) ? perf_pmu_cpu(c->pmu, 0) : 0;
+        c->offline_cpu = -1;
         ret = resolve_filter(c, err, errlen, &filter);
         if (!ret) {
                 ret = build_config(c, filter);
@@ -776,7 +778,19 @@ static int start_window(struct ptt_capture *c, double now)
                 unmap_close(c);
                 ptt_summary_window_end(c->sum);
                 c->st.last_error = -ret;
-                if (!(ret == -ENOENT && c->gone_logged))
+                /* -ENODEV twice: the CPU went offline, and the driver's
+                 * cpumask did not show the move yet (its teardown runs as
+                 * the CPU goes down). Not a fault: this window is skipped,
+                 * the next opens where the cpumask then points. */
+                if (ret == -ENODEV && c->fd < 0) {
+                        if (c->offline_cpu != c->cpu)
+                                hw_logf(c->env, HW_LOG_INFO,
+                                        "%s: CPU %d went offline as a trace window opened; "
+                                        "the window is skipped, the next opens where the "
+                                        "cpumask moves",
+                                        perf_pmu_name(c->pmu), c->cpu);
+                        c->offline_cpu = c->cpu;
+                } else if (!(ret == -ENOENT && c->gone_logged))
                         log_open_error(c, ret);
                 finish_window(c, ret == -EBUSY ? PTT_WINDOW_BUSY : PTT_WINDOW_ERROR, now);
                 return ret == -EBUSY ? 0 : ret;

@@ -94,6 +94,8 @@ void rw_limiter_init(struct rw_limiter *l, double share, double max_request, dou
         l->burst_min = 2 * max_request;
         l->debt_max = max_request;
         l->rate = 0;
+        l->ema = 0;
+        l->weight = 0;
         l->last_time = now;
         l->last_send = now;
         l->failing = false;
@@ -113,12 +115,17 @@ void rw_limiter_credit(struct rw_limiter *l, uint64_t live, double now)
         if (dt > 0) {
                 double a = exp(-dt / RATE_TAU_S);
 
-                l->rate = l->rate * a + (double)live * (1 - a) / dt;
+                l->ema = l->ema * a + (double)live * (1 - a) / dt;
+                l->weight = l->weight * a + (1 - a);
                 l->last_time = now;
         } else {
-                l->rate += (double)live / RATE_TAU_S;
+                l->ema += (double)live / RATE_TAU_S;
                 dt = 0;
         }
+        /* Divided by the weight of the time seen so far: a smoothing that
+         * starts at 0 would take the live rate for a fraction of itself for
+         * its first RATE_TAU_S and hold live data back after a start. */
+        l->rate = l->weight > 0 ? l->ema / l->weight : 0;
         /* The credit flows at the smoothed rate, not in steps when samples
          * arrive: a fleet's hosts read at the same instant, and credit in
          * steps would release every host's next replay request at that

@@ -87,6 +87,8 @@ struct rw_limiter {
         double burst_min; /* the cap is at least this (two requests) */
         double debt_max;  /* the budget never goes below -debt_max */
         double rate;      /* live samples/s, smoothed (for the wait estimate) */
+        double ema;       /* the smoothing's running sum, and the weight of */
+        double weight;    /* the time it has seen: rate = ema / weight */
         double last_time; /* of the last credit */
         double last_send; /* of the last charge */
         bool failing;     /* since a failed request, until one goes */

@@ -152,6 +152,7 @@ static void test_phase_next(void **state)
 struct sim {
         double share, interval, down_from, down_to, end;
         unsigned per_push;
+        double max_request; /* MaxSamplesPerSend (0: 2000) */
         /* results */
         unsigned sent_records, requests_in_first_s, max_per_10s_after;
         double max_latency;  /* the longest a record waited, outside the outage */
@@ -176,7 +177,7 @@ static void simulate(struct sim *s)
         uint64_t live = 0;
         bool retrying = false;
 
-        rw_limiter_init(&l, s->share, 2000, 0);
+        rw_limiter_init(&l, s->share, s->max_request > 0 ? s->max_request : 2000, 0);
         s->last_seq = -1;
         s->in_order = true;
         s->caught_up_at = -1;
@@ -254,6 +255,28 @@ static void test_limiter_steady_is_unthrottled(void **state)
         assert_true(s.max_latency < 0.015);
         assert_true(s.in_order);
         assert_true(s.sent_samples == s.pushed_samples);
+}
+
+/* Small requests from the start (MaxSamplesPerSend 1, two samples a
+ * second): the budget the limiter starts with is two samples, so from the
+ * third on live data leaves only as fast as the learnt live rate allows. A
+ * smoothing that took its first seconds for a fraction of the rate held a
+ * fresh sender's live data back for about a minute. */
+static void test_limiter_fresh_start_is_unthrottled(void **state)
+{
+        struct sim s = {.share = 1,
+                        .interval = 0.5,
+                        .per_push = 1,
+                        .max_request = 1,
+                        .down_from = 1e9,
+                        .down_to = 1e9,
+                        .end = 60};
+
+        (void)state;
+        simulate(&s);
+        assert_true(s.max_latency < 0.5);
+        assert_true(s.sent_samples + 1 >= s.pushed_samples);
+        assert_true(s.in_order);
 }
 
 static void test_limiter_replay_rate_and_order(void **state)
@@ -339,6 +362,7 @@ int main(void)
             cmocka_unit_test(test_phase_stable_and_spread),
             cmocka_unit_test(test_phase_next),
             cmocka_unit_test(test_limiter_steady_is_unthrottled),
+            cmocka_unit_test(test_limiter_fresh_start_is_unthrottled),
             cmocka_unit_test(test_limiter_replay_rate_and_order),
             cmocka_unit_test(test_limiter_off_replays_at_once),
             cmocka_unit_test(test_limiter_moves_without_live_data),

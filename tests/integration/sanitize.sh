@@ -72,6 +72,7 @@ check "sanitized unit tests found ($n)" [ "$n" -ge 20 ]
 mkdir -p "$work/reports" "$work/shim/cli"
 ln -s "$work/build/tests" "$work/shim/tests"
 ln -s "$work/build/plugin" "$work/shim/plugin"
+ln -s "$work/build/packaging" "$work/shim/packaging"
 cat >"$work/shim/cli/pciescope" <<EOF
 #!/bin/bash
 # a terminal stays a terminal (progress bars): reports show there

@@ -34,7 +34,7 @@ if ! "$top_srcdir/configure" CC="$CC_SAN" CFLAGS="-g -O1 $SAN" LDFLAGS="$SAN" >c
 	exit 1
 fi
 # The CLI and the tools the CLI scripts use, too.
-cli_progs="cli/pciescope cli/pciescope-exporter cli/pciescope-snapshot tests/tools/ptt_perfdata tests/tools/sim_write"
+cli_progs="cli/pciescope cli/pciescope-exporter cli/pciescope-snapshot tests/tools/ptt_perfdata tests/tools/sim_write packaging/bash-completion/pciescope"
 if ! progs=$(make -s print-check-programs 2>build.log) ||
 	! make -j"$(nproc)" $progs $cli_progs >>build.log 2>&1; then
 	not_ok "build with sanitizers"

@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * cmd_pmu.c - `pciescope pmu`: count with every hisi_pcie PMU for a few
- * intervals and print per-port bandwidth, utilisation and latency.
+ * cmd_pmu.c - `pciescope pmu`: count with every per-port PCIe PMU for a
+ * few intervals and print per-port bandwidth, utilisation and latency.
  *
- * It runs the engine the collectd plugin runs, with the hisi_pcie source
- * only and in manual mode (every core ticks on this thread), and prints
- * the samples each core publishes.
+ * It runs the engine the collectd plugin runs, with the sources that count
+ * per Root Port only (ENGINE_SOURCE_PORT_PMUS) and in manual mode (every
+ * unit ticks on this thread), and prints the samples each unit publishes.
  */
 #define _GNU_SOURCE
 #include <json-c/json.h>
@@ -99,6 +99,7 @@ static void print_port(const struct sample_set *set, const char *port)
 static void print_table(const struct engine_unit *unit, const struct sample_set *set)
 {
         const char *pmu = engine_unit_name(unit), *sicl = "?", *core = "?", *ports = "";
+        const char *node = NULL;
         double coverage = 0;
         size_t n = 0, port_count = 0;
         char port[PCI_BDF_LEN];
@@ -114,13 +115,18 @@ static void print_table(const struct engine_unit *unit, const struct sample_set 
                         sicl = cli_label(s, "sicl") ? cli_label(s, "sicl") : "?";
                         core = cli_label(s, "core") ? cli_label(s, "core") : "?";
                         ports = cli_label(s, "ports") ? cli_label(s, "ports") : "";
+                        node = cli_label(s, "node");
                 }
         }
         for (const char *p = ports; *p; p++)
                 port_count += p == ports || p[-1] == ',';
-        printf("%s (SICL %s, core %s): %zu Root Port%s, counters cover %.0f%% of the time\n", pmu,
-               sicl, core, port_count, port_count == 1 ? "" : "s",
-               n ? 100 * coverage / (double)n : 0.0);
+        /* Where the PMU sits, as its info labels say (a PCIe core, or a node). */
+        if (node)
+                printf("%s (node %s)", pmu, node);
+        else
+                printf("%s (SICL %s, core %s)", pmu, sicl, core);
+        printf(": %zu Root Port%s, counters cover %.0f%% of the time\n", port_count,
+               port_count == 1 ? "" : "s", n ? 100 * coverage / (double)n : 0.0);
         for (const char *p = ports; *p;) {
                 size_t len = strcspn(p, ",");
 
@@ -162,8 +168,8 @@ int cmd_pmu(const struct cli_opts *opts, struct engine *e)
         struct pmu_print pp = {opts, NULL};
         size_t started;
 
-        if (engine_unit_count(e, ENGINE_SOURCE_HISI_PCIE, &started) == 0) {
-                cli_error("no HiSilicon PCIe PMU (hisi_pcie*) on this machine; "
+        if (engine_unit_count(e, ENGINE_SOURCE_PORT_PMUS, &started) == 0) {
+                cli_error("no per-port PCIe PMU (hisi_pcie*, nvidia_pcie_pmu_*) on this machine; "
                           "`pciescope pmu --simulate kunpeng930-2p` shows a simulated one "
                           "(on Intel Xeon: `pciescope iio`)");
                 return CLI_EXIT_ERROR;

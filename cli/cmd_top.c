@@ -646,7 +646,7 @@ int cmd_top(const struct cli_opts *opts, struct engine *e)
         int err;
 
         v.pmu_units =
-            engine_unit_count(e, ENGINE_SOURCE_HISI_PCIE | ENGINE_SOURCE_INTEL_IIO, &v.pmu_started);
+            engine_unit_count(e, ENGINE_SOURCE_PORT_PMUS | ENGINE_SOURCE_INTEL_IIO, &v.pmu_started);
         v.model = top_model_new();
         if (!v.model) {
                 cli_error("top: out of memory");

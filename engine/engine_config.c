@@ -199,6 +199,33 @@ static int set_stack_bus(struct engine_config *c, const struct engine_option *o,
         return 0;
 }
 
+/* NvidiaPCIeRootPort 0 3 "0003:00:00.0" */
+static int set_nvidia_port(struct engine_config *c, const struct engine_option *o,
+                           const struct engine_value *v, size_t n, char *why, size_t len)
+{
+        struct pci_addr a;
+
+        (void)o;
+        if (n != 3 || v[0].type != ENGINE_VALUE_NUMBER || v[1].type != ENGINE_VALUE_NUMBER ||
+            v[2].type != ENGINE_VALUE_STRING)
+                return refuse(why, len,
+                              "takes a node, a root_port bit and a Root Port, e.g. "
+                              "NvidiaPCIeRootPort 0 3 \"0003:00:00.0\"");
+        if (!(v[0].number >= 0 && v[0].number <= 4095) || v[0].number != floor(v[0].number))
+                return refuse(why, len, "the node must be a whole number from 0 to 4095");
+        if (!(v[1].number >= 0 && v[1].number < NVIDIA_PCIE_PORT_BITS) ||
+            v[1].number != floor(v[1].number))
+                return refuse(why, len, "the bit must be a whole number from 0 to %d",
+                              NVIDIA_PCIE_PORT_BITS - 1);
+        if (pci_addr_parse(v[2].string, &a))
+                return refuse(why, len, "the Root Port must be a BDF such as \"0003:00:00.0\"");
+        if (nvidia_pcie_opts_map(&c->nvidia, (unsigned int)v[0].number, (unsigned int)v[1].number,
+                                 &a, false))
+                return refuse(why, len, "too many NvidiaPCIeRootPort lines (%d)",
+                              NVIDIA_PCIE_MAX_MAPS);
+        return 0;
+}
+
 /* Tune "qos_tx_p" 2: refused (not clamped) unless a known knob and 0..2. */
 static int set_tune(struct engine_config *c, const struct engine_option *o,
                     const struct engine_value *v, size_t n, char *why, size_t len)
@@ -378,6 +405,7 @@ static int set_detail(struct engine_config *c, const struct engine_option *o,
         c->pmu.detail = d;
         c->trace.detail = d;
         c->iio.detail = d;
+        c->nvidia.detail = d;
         return 0;
 }
 
@@ -662,6 +690,26 @@ static const struct engine_option options[] = {
      .default_text = "`true`",
      .help = "publish `bw_out_port*` estimates where the kernel still offers them (before v6.15; "
              "the kernel then dropped them because the step depends on the request size)."},
+    {.name = "CollectNvidiaPCIe",
+     .kind = ENGINE_OPT_BOOLEAN,
+     .set = set_bool,
+     .offset = OFF(collect_nvidia),
+     .value_text = "boolean",
+     .default_text = "`true`",
+     .help = "count DMA bytes, requests and read latency per Root Port with the NVIDIA Grace "
+             "PCIe PMUs (`nvidia_pcie_pmu_<node>`), one collector thread per socket, one Root Port "
+             "per interval in turn. Off by itself when there is no such PMU, with `PCIDump`, and "
+             "with `CollectPMU false`."},
+    {.name = "NvidiaPCIeRootPort",
+     .kind = ENGINE_OPT_SPECIAL,
+     .set = set_nvidia_port,
+     .value_text = "node, bit, Root Port",
+     .default_text = "bit N is the Root Port on PCI segment 16 x node + N",
+     .help = "`NvidiaPCIeRootPort 0 3 \"0003:00:00.0\"`: the Root Port that bit 3 of "
+             "`nvidia_pcie_pmu_0`'s `root_port` filter selects (the kernel does not publish the "
+             "table). Repeatable (64); a bit named here is not mapped by the default; a "
+             "`CalibrationFile` from `pciescope calibrate` can supply it. "
+             "`pcie_pmu_port_info{mapping=...}` says which mapping each port uses."},
     {.name = "CollectUncoreInventory",
      .kind = ENGINE_OPT_BOOLEAN,
      .set = set_bool,
@@ -839,6 +887,8 @@ int engine_config_init(struct engine_config *c)
         c->retry_seconds = 30;
         c->collect_iio = true;
         intel_iio_opts_default(&c->iio);
+        c->collect_nvidia = true;
+        nvidia_pcie_opts_default(&c->nvidia);
         c->collect_uncore = true;
         c->collect_tune = true;
         c->collect_trace = true;

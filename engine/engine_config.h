@@ -23,6 +23,7 @@
 #include "bdf_match.h"
 #include "hisi_pcie_core.h"
 #include "intel_iio.h"
+#include "nvidia_pcie.h"
 #include "pcie_monitor.h"
 #include "ptt_capture.h"
 #include "ptt_tune.h"
@@ -51,6 +52,10 @@ struct engine_config {
         bool collect_iio;
         struct intel_iio_opts iio;
         bool collect_uncore;
+
+        /* NVIDIA Grace PCIe PMU. */
+        bool collect_nvidia;
+        struct nvidia_pcie_opts nvidia;
 
         /* HiSilicon PTT. */
         bool collect_trace;

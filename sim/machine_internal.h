@@ -195,6 +195,10 @@ int parse_core(struct ctx *c, json_object *o, const char *path, unsigned int sic
 int check_cores(struct ctx *c);
 int parse_intel(struct ctx *c, json_object *o);
 
+/* ---- machine_nvidia.c ---- */
+
+int parse_nvidia(struct ctx *c, json_object *o);
+
 /* ---- machine_workload.c ---- */
 
 int parse_workload(struct ctx *c, json_object *o, const char *path, struct sim_workload *w);

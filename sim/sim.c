@@ -27,6 +27,7 @@
 #include "sim_events.h"
 #include "sim_hisi_ptt.h"
 #include "sim_intel_iio.h"
+#include "sim_nvidia_pcie.h"
 #include "sim_sysfs.h"
 
 #ifndef PCIESCOPE_MACHINE_DIR
@@ -46,6 +47,7 @@ struct sim {
         struct sim_machine *machine;
         struct sim_pmu *pmu;
         struct sim_iio *iio;      /* NULL without an Intel part */
+        struct sim_nvpcie *nv;    /* NULL without a Grace part */
         struct sim_ptt *ptt;      /* PTT trace devices (cores with a PTT function) */
         struct perf_ops ops;      /* routes to pmu or iio */
         struct load_ops load_ops; /* calibration loads into the PMU model */
@@ -211,6 +213,8 @@ static void refresh_if_due(struct sim *s);
 
 static const struct perf_ops *ops_of_fd(struct sim *s, int fd)
 {
+        if (s->nv && fd >= SIM_NV_FD_BASE)
+                return sim_nvpcie_ops(s->nv);
         if (s->ptt && fd >= SIM_PTT_FD_BASE)
                 return sim_ptt_ops(s->ptt);
         if (s->iio && fd >= SIM_IIO_FD_BASE)
@@ -239,6 +243,9 @@ static int route_open(void *ctx, struct perf_event_attr *attr, pid_t pid, int cp
         else if (s->ptt && attr->type >= SIM_PTT_TYPE_BASE &&
                  attr->type - SIM_PTT_TYPE_BASE < SIM_MAX_CORES * SIM_PMU_GENERATIONS)
                 o = sim_ptt_ops(s->ptt);
+        else if (s->nv && attr->type >= SIM_NV_TYPE_BASE &&
+                 attr->type < SIM_NV_TYPE_BASE + SIM_MAX_SOCKETS)
+                o = sim_nvpcie_ops(s->nv);
         if (!o)
                 return -ENOENT;
         refresh_if_due(s);
@@ -372,6 +379,14 @@ int sim_open(const char *name_or_path, const struct sim_opts *opts, struct sim *
                         goto fail;
                 }
         }
+        if (s->machine->nvidia.present) {
+                ret = sim_nvpcie_new(s->machine, opts->clock, opts->clock_ctx, &s->nv);
+                if (ret) {
+                        snprintf(errbuf, errlen, "cannot start the Grace PCIe PMU model: %s",
+                                 strerror(-ret));
+                        goto fail;
+                }
+        }
         s->ops = (struct perf_ops){
             .open = route_open,
             .read = route_read,
@@ -401,6 +416,7 @@ void sim_close(struct sim *s)
         pci_source_close(s->pci);
         sim_pmu_free(s->pmu);
         sim_iio_free(s->iio);
+        sim_nvpcie_free(s->nv);
         sim_ptt_free(s->ptt);
         if (s->root[0])
                 remove_tree(s->root);
@@ -1003,6 +1019,11 @@ struct sim_pmu *sim_pmu(struct sim *s)
 struct sim_iio *sim_iio(struct sim *s)
 {
         return s->iio;
+}
+
+struct sim_nvpcie *sim_nvpcie(struct sim *s)
+{
+        return s->nv;
 }
 
 struct sim_ptt *sim_ptt(struct sim *s)

@@ -18,6 +18,7 @@
 
 struct hw_env;
 struct sim_iio;
+struct sim_nvpcie;
 struct sim_ptt;
 
 /* perf type of the first simulated PMU: far above the kernel's dynamic
@@ -69,6 +70,8 @@ const struct sim_machine *sim_machine(const struct sim *s);
 struct sim_pmu *sim_pmu(struct sim *s);
 /* The Intel IIO model, or NULL when the machine has no Intel part. */
 struct sim_iio *sim_iio(struct sim *s);
+/* The Grace PCIe PMU model, or NULL on a machine without one. */
+struct sim_nvpcie *sim_nvpcie(struct sim *s);
 /* The PTT trace model (sim_hisi_ptt.h). */
 struct sim_ptt *sim_ptt(struct sim *s);
 const char *sim_root(const struct sim *s); /* the tree's top directory */

@@ -229,6 +229,31 @@ struct sim_intel {
         struct sim_socket sockets[SIM_MAX_SOCKETS];
 };
 
+/* ---- NVIDIA Grace (Tegra241) PCIe PMU ---- */
+
+#define SIM_NV_PORT_BITS 10 /* root_port = config1:0-9 */
+
+/* One socket's nvidia_pcie_pmu_<node>: its Root Ports and, for each, the
+ * bit of the root_port filter that selects it in the simulated hardware
+ * (the truth; the driver does not publish it). */
+struct sim_nv_socket {
+        unsigned int node; /* the <node> of nvidia_pcie_pmu_<node> */
+        unsigned int first_cpu, cpu_count;
+        double remote_share; /* share of DMA to the other socket's memory (rem events) */
+        size_t port_count;
+        size_t ports[SIM_NV_PORT_BITS];    /* device indexes of the Root Ports */
+        unsigned int bits[SIM_NV_PORT_BITS]; /* root_port bit of ports[i] */
+};
+
+struct sim_nvidia {
+        bool present;
+        uint32_t identifier; /* PMIIDR, sysfs `identifier` */
+        double cycles_hz;    /* the PMU's cycle counter */
+        unsigned int counters; /* event counters besides the cycle counter (PMCFGR.N + 1) */
+        size_t socket_count;
+        struct sim_nv_socket sockets[SIM_MAX_SOCKETS];
+};
+
 /* Changes of the hardware while the machine runs (sim_events.h): the
  * description's `events` schedule, then what callers add at run time. */
 #define SIM_MAX_EVENTS 64  /* `events` entries in a description */
@@ -282,6 +307,7 @@ struct sim_machine {
         struct sim_injection injections[8];
 
         struct sim_intel intel; /* present only on Intel machines */
+        struct sim_nvidia nvidia; /* present only on NVIDIA Grace machines */
 
         /* The first schedule_count come from the description; the rest
          * were made at run time (sim_events.h). Only appended to: readers

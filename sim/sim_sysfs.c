@@ -25,6 +25,7 @@
 
 #include "pci_regs.h"
 #include "sim_intel_iio.h"
+#include "sim_nvidia_pcie.h"
 #include "sim_machine.h"
 #include "sim_events.h"
 
@@ -889,6 +890,58 @@ static int write_iio_programmable(struct out *o, const struct sim_machine *m, co
         return r;
 }
 
+/* nvidia_pcie_pmu_<node> as arm_cspmu and its nvidia backend write it:
+ * type, cpumask (one CPU), associated_cpus, identifier (PMIIDR), format/
+ * (event config:0-32, root_port config1:0-9) and events/ ("event=0x.."). */
+static int write_nvidia(struct out *o, const struct sim_machine *m, const char *root)
+{
+        static const char *const names[] = {
+            "rd_bytes_loc",  "rd_bytes_rem",  "wr_bytes_loc",    "wr_bytes_rem",
+            "total_bytes_loc", "total_bytes_rem", "rd_req_loc",  "rd_req_rem",
+            "wr_req_loc",    "wr_req_rem",    "total_req_loc",   "total_req_rem",
+            "rd_cum_outs_loc", "rd_cum_outs_rem",
+        };
+        const struct sim_nvidia *nv = &m->nvidia;
+        char dir[PATH_MAX], sub[PATH_MAX], text[32];
+        int r = 0;
+
+        for (size_t i = 0; !r && i < nv->socket_count; i++) {
+                const struct sim_nv_socket *s = &nv->sockets[i];
+
+                if (join(dir, sizeof(dir), "%s/sys/bus/event_source/devices/nvidia_pcie_pmu_%u",
+                         root, s->node))
+                        return report(o, ENAMETOOLONG, root, "path too long below");
+                r = make_dir(o, dir);
+                if (!r)
+                        r = put_text(o, dir, "type", "%u\n", SIM_NV_TYPE_BASE + (unsigned int)i);
+                if (!r)
+                        r = put_text(o, dir, "cpumask", "%u\n", s->first_cpu);
+                if (!r)
+                        r = s->cpu_count > 1 ? put_text(o, dir, "associated_cpus", "%u-%u\n",
+                                                        s->first_cpu,
+                                                        s->first_cpu + s->cpu_count - 1)
+                                             : put_text(o, dir, "associated_cpus", "%u\n",
+                                                        s->first_cpu);
+                if (!r)
+                        r = put_text(o, dir, "identifier", "0x%x\n", nv->identifier);
+                if (!r)
+                        r = sub_dir(o, sub, sizeof(sub), dir, "format");
+                if (!r)
+                        r = put_text(o, sub, "event", "config:0-32\n");
+                if (!r)
+                        r = put_text(o, sub, "root_port", "config1:0-9\n");
+                if (!r)
+                        r = sub_dir(o, sub, sizeof(sub), dir, "events");
+                for (unsigned int e = 0; !r && e < sizeof(names) / sizeof(names[0]); e++) {
+                        snprintf(text, sizeof(text), "event=0x%x", e);
+                        r = put_event(o, sub, names[e], text);
+                }
+                if (!r)
+                        r = put_event(o, sub, "cycles", "event=0x100000000");
+        }
+        return r;
+}
+
 static int write_intel(struct out *o, const struct sim_machine *m, const char *root)
 {
         const struct sim_intel *in = &m->intel;
@@ -1024,6 +1077,11 @@ int sim_sysfs_write(const struct sim_machine *m, const char *root, uint32_t pmu_
         }
         if (m->intel.present) {
                 r = write_intel(&o, m, root);
+                if (r)
+                        return r;
+        }
+        if (m->nvidia.present) {
+                r = write_nvidia(&o, m, root);
                 if (r)
                         return r;
         }

@@ -55,6 +55,24 @@ static void print_value(const char *unit, const struct calib_value *v, const cha
                 printf("  %-*s   %s\n", W_UNIT, "", drops);
 }
 
+/* The root_port bit that selects the device's Root Port (a port map run). */
+static void print_port_map(const struct calibration *c)
+{
+        char value[16] = "-", repeats[24], option[96];
+        bool ok = c->port_map_verdict == CALIB_CONSISTENT;
+
+        if (c->port_map_bit >= 0)
+                snprintf(value, sizeof(value), "bit %d", c->port_map_bit);
+        snprintf(repeats, sizeof(repeats), "%u/%u", c->port_map_agree, c->port_map_asked);
+        snprintf(option, sizeof(option), "NvidiaPCIeRootPort %u %d \"%s\"", c->port_map_node,
+                 c->port_map_bit, c->root_port);
+        printf("  %-*s %-*s %-*s %-*s %-*s %s\n", W_UNIT, "root_port filter bit", W_VALUE, value,
+               W_SPREAD, "-", W_REPEATS, repeats, W_VERDICT,
+               calib_verdict_name(c->port_map_verdict), ok ? option : "-");
+        if (c->port_map_why[0])
+                printf("  %-*s   %s\n", W_UNIT, "", c->port_map_why);
+}
+
 /* @machine: the simulated machine's name, or NULL. */
 static void print_text(const struct calibration *c, const char *path, const char *machine)
 {
@@ -69,6 +87,10 @@ static void print_text(const struct calibration *c, const char *path, const char
                (double)c->load_bytes / 1e9, c->load_seconds);
         printf("  %-*s %-*s %-*s %-*s %-*s %s\n", W_UNIT, "unit", W_VALUE, "value", W_SPREAD,
                "spread", W_REPEATS, "repeats", W_VERDICT, "verdict", "sets");
+        if (c->port_map) {
+                print_port_map(c);
+                goto tail;
+        }
         snprintf(option, sizeof(option), "FluxUnit %.6g", c->flux_unit_bytes.value);
         print_value("bytes per flux count", &c->flux_unit_bytes, " B", option);
         print_value("*_time clock", &c->time_clock_hz, " Hz", "(raw counters only)");
@@ -91,6 +113,7 @@ static void print_text(const struct calibration *c, const char *path, const char
                        (c->outbound[i].requester_id >> 3) & 0x1f, c->outbound[i].requester_id & 7u,
                        (unsigned long long)c->outbound[i].tlps);
         printf("%s%s\n", c->outbound_count ? "" : " - ", c->outbound_why);
+tail:
         if (c->notes[0])
                 printf("\nNote: %s\n", c->notes);
         if (path)
@@ -101,6 +124,8 @@ static void print_text(const struct calibration *c, const char *path, const char
 
 static bool all_consistent(const struct calibration *c)
 {
+        if (c->port_map)
+                return c->port_map_verdict == CALIB_CONSISTENT;
         return c->flux_unit_bytes.verdict == CALIB_CONSISTENT &&
                c->time_clock_hz.verdict == CALIB_CONSISTENT &&
                c->ptt_clock_hz.verdict == CALIB_CONSISTENT &&

@@ -123,15 +123,13 @@ int nvidia_pcie_identify_bit(const double idle[NVIDIA_PCIE_PORT_BITS],
         if (!(expected > 0) || !(tolerance > 0))
                 return -EINVAL;
         for (int i = 0; i < NVIDIA_PCIE_PORT_BITS; i++) {
-                double rise = load[i] - idle[i];
-
-                if (fabs(rise - expected) <= tolerance * expected) {
-                        if (found >= 0)
-                                return -ENOTUNIQ;
-                        found = i;
-                } else if (rise > tolerance * expected) {
-                        return -ENOTUNIQ; /* traffic that is not only the load's */
-                }
+                /* Other traffic on other ports may come and go: only a
+                 * rise the size of the load's is taken for it. */
+                if (fabs(load[i] - idle[i] - expected) > tolerance * expected)
+                        continue;
+                if (found >= 0)
+                        return -ENOTUNIQ;
+                found = i;
         }
         return found;
 }
@@ -215,6 +213,22 @@ static size_t root_port_on_segment(const struct pcie_topo *topo, uint32_t segmen
         return best;
 }
 
+/* Bit @bit's Root Port by default, unless a configured or calibrated line
+ * of this node names that Root Port for another bit. */
+static size_t default_port(const struct nvidia_pcie_socket *s, const struct pcie_topo *topo,
+                           unsigned int bit)
+{
+        size_t i = root_port_on_segment(topo, nvidia_pcie_default_segment(s->node, bit));
+
+        for (size_t k = 0; k < s->opts->map_count && i != PCIE_TOPO_NONE; k++) {
+                const struct nvidia_pcie_map *m = &s->opts->maps[k];
+
+                if (m->node == s->node && !pci_addr_compare(&m->port, &pcie_topo_get(topo, i)->addr))
+                        return PCIE_TOPO_NONE;
+        }
+        return i;
+}
+
 static void map_ports(struct nvidia_pcie_socket *s, const struct pcie_topo *topo)
 {
         size_t at = 0;
@@ -244,7 +258,7 @@ static void map_ports(struct nvidia_pcie_socket *s, const struct pcie_topo *topo
                         }
                 }
                 if (!listed)
-                        i = root_port_on_segment(topo, nvidia_pcie_default_segment(s->node, bit));
+                        i = default_port(s, topo, bit);
                 if (i == PCIE_TOPO_NONE)
                         continue;
                 const struct pcie_function *f = pcie_topo_get(topo, i);

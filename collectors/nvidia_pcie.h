@@ -99,11 +99,11 @@ int nvidia_pcie_next_bit(const bool mapped[NVIDIA_PCIE_PORT_BITS], int cursor);
 
 /*
  * nvidia_pcie_identify_bit - which bit carried a known load: @idle[i] and
- * @load[i] are bytes per second bit i counted without and with the load,
- * @expected the load's bytes per second. The bit whose rise is within
- * @tolerance (relative) of @expected while every other bit rose by less
- * than @tolerance x @expected. Returns the bit, -ENOENT when none rose
- * enough, -EAMBIGUOUS-like -ENOTUNIQ when several did.
+ * @load[i] are bytes per second bit i counted just before and during the
+ * load, @expected the load's bytes per second. The one bit whose rise is
+ * within @tolerance (relative) of @expected; a rise of another size (other
+ * traffic coming and going) is not the load's. Returns the bit, -ENOENT
+ * when no bit rose so, -ENOTUNIQ when several did, -EINVAL.
  */
 int nvidia_pcie_identify_bit(const double idle[NVIDIA_PCIE_PORT_BITS],
                              const double load[NVIDIA_PCIE_PORT_BITS], double expected,

@@ -18,6 +18,8 @@
 #include "engine.h"
 #include "hisi_pcie.h"
 #include "hw_env.h"
+#include "nvidia_pcie.h"
+#include "perf_pmu.h"
 #include "pcie_topo.h"
 #include "perf_group.h"
 #include "ptt_capture.h"
@@ -65,6 +67,7 @@ struct run {
         const struct hisi_pcie_pmu *pmu;
         uint16_t port_bit;
         uint16_t rid; /* the endpoint's requester ID */
+        bool nvidia;  /* a Grace PCIe PMU covers the device: the port map phase */
         /* the load currently running */
         struct hw_load *load;
         char load_why[256];
@@ -189,6 +192,36 @@ static void load_stop(struct run *r)
 
 /* ---- the machine ---- */
 
+/* The Grace PCIe PMU of @dev's node (or the only one when the node is not
+ * known): calibrate then maps its root_port bits. */
+static bool find_nvidia(struct run *r, const struct pcie_function *dev)
+{
+        char **names = NULL;
+        unsigned int node, found = 0;
+        bool any = false;
+
+        if (perf_pmu_list(r->env, NVIDIA_PCIE_PREFIX, &names) <= 0) {
+                perf_pmu_list_free(names);
+                return false;
+        }
+        for (size_t i = 0; names[i]; i++) {
+                if (nvidia_pcie_parse_name(names[i], &node))
+                        continue;
+                if (dev->numa_node >= 0 ? (int)node == dev->numa_node : !any) {
+                        found = node;
+                        any = true;
+                        SET_TEXT(r->out->pmu, names[i]);
+                }
+        }
+        perf_pmu_list_free(names);
+        if (!any)
+                return false;
+        r->nvidia = true;
+        r->out->port_map = true;
+        r->out->port_map_node = found;
+        return true;
+}
+
 static int find_parts(struct run *r, char *why, size_t whylen)
 {
         struct pcie_topo_opts topts = {.names = false, .read_sysfs = true};
@@ -241,6 +274,8 @@ static int find_parts(struct run *r, char *why, size_t whylen)
                                 r->pmu = &r->pmus[i];
                                 r->port_bit = r->pmus[i].ports[p].bit;
                         }
+        if (!r->pmu && find_nvidia(r, dev))
+                return 0;
         if (!r->pmu) {
                 snprintf(why, whylen,
                          "no hisi_pcie PMU covers %s's Root Port %s: the units calibrate settles "
@@ -731,6 +766,85 @@ static void phase_latency(struct run *r, double ptt_hz)
                                   "PMU counted rx_mrd latency: the device made no DMA reads");
 }
 
+/* ---- the port map (NVIDIA Grace) ---- */
+
+/* Bit @bit's bytes per second over an idle window and over a load of
+ * o->bytes through the device. 0, or -EAGAIN when the load failed. */
+static int sweep_bit(struct run *r, unsigned int bit, double *idle, double *load,
+                     double *expected)
+{
+        struct nvidia_pcie_bit *b = NULL;
+        double t0;
+        uint64_t bytes;
+        int ret = nvidia_pcie_bit_open(r->env, r->out->pmu, bit, &b);
+
+        if (ret)
+                return ret;
+        wait_until(r, now(r) + r->o->idle_seconds);
+        ret = nvidia_pcie_bit_read(b, idle);
+        t0 = now(r);
+        bytes = ret ? 0 : load_run(r, r->o->io_size, r->o->bytes);
+        if (!ret && bytes)
+                ret = nvidia_pcie_bit_read(b, load);
+        nvidia_pcie_bit_close(b);
+        if (!ret && !bytes)
+                ret = -EAGAIN;
+        if (!ret)
+                *expected = (double)bytes / (now(r) - t0);
+        return ret;
+}
+
+static void phase_port_map(struct run *r)
+{
+        struct calibration *c = r->out;
+        int named[CALIB_MAX_REPEATS];
+        unsigned int usable = 0;
+
+        c->port_map_bit = -1;
+        c->port_map_asked = r->o->repeats;
+        c->port_map_verdict = CALIB_NOT_MEASURABLE;
+        for (unsigned int k = 0; k < r->o->repeats; k++) {
+                double idle[NVIDIA_PCIE_PORT_BITS], load[NVIDIA_PCIE_PORT_BITS], rate = 0;
+                double expected = 0;
+                int ret = 0, bit;
+
+                progress(r, "port map %u/%u: a load through %s with each root_port bit of %s",
+                         k + 1, r->o->repeats, c->device, c->pmu);
+                for (unsigned int b = 0; b < NVIDIA_PCIE_PORT_BITS && !ret; b++) {
+                        ret = sweep_bit(r, b, &idle[b], &load[b], &rate);
+                        expected += rate / NVIDIA_PCIE_PORT_BITS;
+                }
+                if (ret) {
+                        snprintf(c->port_map_why, sizeof(c->port_map_why), "%.60s: %.130s",
+                                 c->pmu, ret == -EAGAIN ? r->load_why : strerror(-ret));
+                        if (ret != -EAGAIN)
+                                break; /* the PMU cannot count: no repeat will */
+                        continue;
+                }
+                bit = nvidia_pcie_identify_bit(idle, load, expected, r->o->tolerance);
+                if (bit < 0) {
+                        snprintf(c->port_map_why, sizeof(c->port_map_why),
+                                 bit == -ENOTUNIQ ? "several root_port bits rose by the load"
+                                                  : "no root_port bit rose by the load (%.3g "
+                                                    "bytes/s)",
+                                 expected);
+                        continue;
+                }
+                named[usable++] = bit;
+        }
+        if (!usable)
+                return;
+        c->port_map_bit = named[0];
+        for (unsigned int k = 0; k < usable; k++)
+                c->port_map_agree += named[k] == named[0];
+        c->port_map_verdict =
+            c->port_map_agree == usable ? CALIB_CONSISTENT : CALIB_INCONSISTENT;
+        if (c->port_map_verdict == CALIB_INCONSISTENT)
+                snprintf(c->port_map_why, sizeof(c->port_map_why),
+                         "the repeats named different root_port bits");
+        /* A dropped repeat does not undo the rest: its why stays. */
+}
+
 int engine_calibrate(struct engine *e, const struct calibrate_opts *o, struct calibration *out,
                      char *why, size_t whylen)
 {
@@ -750,7 +864,9 @@ int engine_calibrate(struct engine *e, const struct calibrate_opts *o, struct ca
                 return -EINVAL;
         }
         ret = find_parts(&r, why, whylen);
-        if (!ret) {
+        if (!ret && r.nvidia) {
+                phase_port_map(&r);
+        } else if (!ret) {
                 phase_flux(&r);
                 phase_clock(&r);
                 calib_value_finish(&out->ptt_clock_hz, o->tolerance, o->repeats);

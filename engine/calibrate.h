@@ -18,6 +18,13 @@
  *     pair counting over the same window.
  *     -> the latency clock.
  * Every result comes with its spread over the repeats and a verdict.
+ *
+ * On an NVIDIA Grace machine (no hisi_pcie PMU, an nvidia_pcie_pmu_<node>
+ * on the device's node) one phase instead, the port map: for every bit of
+ * the PMU's root_port filter, an idle window and a load of known bytes
+ * with only that bit counting; the bit whose count rises by the load is
+ * the device's Root Port (nvidia_pcie_identify_bit), consistent when every
+ * usable repeat names the same bit. The calibration file then maps it.
  */
 #ifndef PCIESCOPE_CALIBRATE_H
 #define PCIESCOPE_CALIBRATE_H
@@ -76,6 +83,13 @@ struct calibration {
         } outbound[CALIB_MAX_OUTBOUND];
         char outbound_why[200]; /* when none was seen */
         char notes[400];        /* what the user should know (shared PMU, ...) */
+        /* NVIDIA Grace: the root_port bit of @pmu that selects @root_port. */
+        bool port_map;             /* this run looked for it */
+        unsigned int port_map_node; /* the <node> of nvidia_pcie_pmu_<node> */
+        int port_map_bit;           /* -1: not found (port_map_why) */
+        enum calib_verdict port_map_verdict;
+        unsigned int port_map_agree, port_map_asked; /* repeats naming port_map_bit / run */
+        char port_map_why[200];
 };
 
 /*

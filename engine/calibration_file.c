@@ -5,6 +5,7 @@
  */
 #define _GNU_SOURCE
 #include "calibration_file.h"
+#include "pci_addr.h"
 #include "safe_file.h"
 
 #include <errno.h>
@@ -100,6 +101,22 @@ json_object *calibration_json(const struct calibration *c, const char *machine)
         if (c->outbound_why[0])
                 json_object_object_add(o, "outbound_why", json_object_new_string(c->outbound_why));
         json_object_object_add(o, "notes", json_object_new_string(c->notes));
+        if (c->port_map) {
+                json_object *pm = json_object_new_object();
+
+                json_object_object_add(pm, "node", json_object_new_int64(c->port_map_node));
+                json_object_object_add(pm, "bit", c->port_map_bit >= 0
+                                                      ? json_object_new_int(c->port_map_bit)
+                                                      : NULL);
+                json_object_object_add(pm, "root_port", json_object_new_string(c->root_port));
+                json_object_object_add(
+                    pm, "verdict", json_object_new_string(calib_verdict_name(c->port_map_verdict)));
+                json_object_object_add(pm, "repeats", json_object_new_int64(c->port_map_agree));
+                json_object_object_add(pm, "asked", json_object_new_int64(c->port_map_asked));
+                if (c->port_map_why[0])
+                        json_object_object_add(pm, "why", json_object_new_string(c->port_map_why));
+                json_object_object_add(o, "nvidia_port_map", pm);
+        }
         return o;
 }
 
@@ -205,6 +222,43 @@ static int read_value(json_object *top, const char *key, const char *name, bool 
         return 0;
 }
 
+/* "nvidia_port_map": applied when consistent, with a bit 0..9, a node and
+ * a Root Port BDF. */
+static int read_port_map(json_object *top, const char *name, struct calibration_units *u,
+                         char *why, size_t whylen)
+{
+        const char *key = "nvidia_port_map";
+        json_object *o, *verdict, *bit, *node, *port;
+        struct pci_addr a;
+
+        if (!json_object_object_get_ex(top, key, &o))
+                return 0;
+        if (!json_object_is_type(o, json_type_object))
+                return bad(why, whylen, name, key, "not an object");
+        if (!json_object_object_get_ex(o, "verdict", &verdict) ||
+            !json_object_is_type(verdict, json_type_string))
+                return bad(why, whylen, name, key, "no \"verdict\" string");
+        if (strcmp(json_object_get_string(verdict), "consistent"))
+                return 0;
+        if (!json_object_object_get_ex(o, "bit", &bit) || !json_object_is_type(bit, json_type_int) ||
+            json_object_get_int64(bit) < 0 || json_object_get_int64(bit) > 9)
+                return bad(why, whylen, name, key, "a consistent map needs a \"bit\" 0..9");
+        if (!json_object_object_get_ex(o, "node", &node) ||
+            !json_object_is_type(node, json_type_int) || json_object_get_int64(node) < 0 ||
+            json_object_get_int64(node) > 4095)
+                return bad(why, whylen, name, key, "a consistent map needs a \"node\" 0..4095");
+        if (!json_object_object_get_ex(o, "root_port", &port) ||
+            !json_object_is_type(port, json_type_string) ||
+            pci_addr_parse(json_object_get_string(port), &a))
+                return bad(why, whylen, name, key,
+                           "a consistent map needs a \"root_port\" BDF (dddd:bb:dd.f)");
+        u->have_port_map = true;
+        u->port_map_node = (unsigned int)json_object_get_int64(node);
+        u->port_map_bit = (unsigned int)json_object_get_int64(bit);
+        pci_addr_format(&a, u->port_map_port);
+        return 0;
+}
+
 static int read_time_mode(json_object *top, const char *name, struct calibration_units *u,
                           char *why, size_t whylen)
 {
@@ -249,6 +303,7 @@ int calibration_parse(const char *text, size_t len, const char *name, struct cal
                                             "outbound_requesters",
                                             "outbound_why",
                                             "notes",
+                                            "nvidia_port_map",
                                             NULL};
         struct json_tokener *tok = json_tokener_new();
         json_object *top, *format;
@@ -322,6 +377,8 @@ int calibration_parse(const char *text, size_t len, const char *name, struct cal
                                  CALIB_CLOCK_MIN_HZ, CALIB_CLOCK_MAX_HZ, "Hz", why, whylen);
         if (!ret)
                 ret = read_time_mode(top, name, u, why, whylen);
+        if (!ret)
+                ret = read_port_map(top, name, u, why, whylen);
         json_object_put(top);
         if (ret)
                 memset(u, 0, sizeof(*u));

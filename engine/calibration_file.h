@@ -29,6 +29,11 @@ struct calibration_units {
         double latency_clock_hz;      /* LatencyClock */
         double trace_clock_hz;        /* TraceClock */
         enum ptt_time_mode time_mode; /* TraceTimeMode */
+        /* NVIDIA Grace: root_port bit port_map_bit of nvidia_pcie_pmu_<node>
+         * selects Root Port port_map_port (a consistent port map only). */
+        bool have_port_map;
+        unsigned int port_map_node, port_map_bit;
+        char port_map_port[20];
 };
 
 /* The calibration as JSON (the file's content and `calibrate --json`).

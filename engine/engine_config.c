@@ -359,6 +359,28 @@ static int apply_unit(struct engine_config *c, const char *name, double number, 
         return err;
 }
 
+/* The file's root_port bit, unless a NvidiaPCIeRootPort line maps it. */
+static int apply_port_map(struct engine_config *c, const struct calibration_units *u, char *why,
+                          size_t whylen)
+{
+        struct pci_addr a;
+
+        for (size_t i = 0; i < c->nvidia.map_count; i++) {
+                const struct nvidia_pcie_map *m = &c->nvidia.maps[i];
+
+                if (m->node == u->port_map_node && m->bit == u->port_map_bit && !m->calibrated)
+                        return 0;
+        }
+        if (pci_addr_parse(u->port_map_port, &a) ||
+            nvidia_pcie_opts_map(&c->nvidia, u->port_map_node, u->port_map_bit, &a, true)) {
+                snprintf(why, whylen, "%s: nvidia_port_map: cannot map bit %u of node %u to %s",
+                         c->calibration_file, u->port_map_bit, u->port_map_node,
+                         u->port_map_port);
+                return -EINVAL;
+        }
+        return 0;
+}
+
 static int set_calibration_file(struct engine_config *c, const struct engine_option *o,
                                 const struct engine_value *v, size_t n, char *why, size_t whylen)
 {
@@ -379,6 +401,8 @@ static int set_calibration_file(struct engine_config *c, const struct engine_opt
         if (!err && u.have_time_mode)
                 err =
                     apply_unit(c, "TraceTimeMode", 0, ptt_time_mode_name(u.time_mode), why, whylen);
+        if (!err && u.have_port_map)
+                err = apply_port_map(c, &u, why, whylen);
         return err;
 }
 

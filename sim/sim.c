@@ -490,6 +490,9 @@ static int sim_load_start(void *ctx, const struct hw_load_request *req, struct h
         now = sim_pmu_now(s->pmu);
         l->t_end = now + l->seconds;
         ret = sim_pmu_add_load(s->pmu, dev, (double)req->bytes, req->io_size, now, l->t_end);
+        if (!ret && s->nv)
+                ret = sim_nvpcie_add_load(s->nv, dev, (double)req->bytes, sim_nvpcie_now(s->nv),
+                                          sim_nvpcie_now(s->nv) + l->seconds);
         if (ret) {
                 snprintf(why, whylen, "the simulated device cannot take another load now");
                 if (l->command)

@@ -17,6 +17,7 @@
 #include <linux/perf_event.h>
 #include <math.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -37,14 +38,26 @@ struct nv_event {
         struct sim_pmu_event e;
         size_t socket;
         bool cycles;
+        unsigned int id, filter; /* event id (0..0xd known), root_port bits in effect */
+        double retired;          /* counts of calibration loads dropped from the list */
         uint64_t value, base;
         double time_s;
 };
+
+/* A calibration load: DMA writes of @rate bytes/s in MPS-sized TLPs
+ * through device @dev between t0 and t1. */
+struct nv_load {
+        size_t dev;
+        double t0, t1, rate, tlp_bytes;
+};
+#define MAX_LOADS 32
 
 struct sim_nvpcie {
         struct sim_pmu_core core;
         const struct sim_machine *m;
         double last;
+        size_t load_count;
+        struct nv_load loads[MAX_LOADS];
 };
 
 #define ev_at(p, slot) SIM_PMU_EVENT_AT(&(p)->core, slot, struct nv_event)
@@ -122,6 +135,42 @@ void sim_truth_nv_port(const struct sim_nvpcie *p, size_t socket, size_t port, d
 
 /* ---- counters ---- */
 
+/* Bit of the Root Port above @dev on socket @s, or -1. */
+static int bit_of(const struct sim_machine *m, const struct sim_nv_socket *s, size_t dev)
+{
+        size_t rp = sim_machine_root_port(m, dev);
+
+        for (size_t k = 0; k < s->port_count; k++)
+                if (s->ports[k] == rp && rp != dev)
+                        return (int)s->bits[k];
+        return -1;
+}
+
+/* What load @l adds to @e up to @t: it is DMA writes. */
+static double load_at(const struct sim_nvpcie *p, const struct nv_event *e, const struct nv_load *l,
+                      double t)
+{
+        const struct sim_nv_socket *s = &p->m->nvidia.sockets[e->socket];
+        bool bytes = e->id == 2 || e->id == 3 || e->id == 4 || e->id == 5;
+        bool reqs = e->id == 8 || e->id == 9 || e->id == 0xa || e->id == 0xb;
+        int bit = bit_of(p->m, s, l->dev);
+        double span = (t < l->t1 ? t : l->t1) - l->t0;
+
+        if ((!bytes && !reqs) || bit < 0 || !(e->filter & 1u << bit) || span <= 0)
+                return 0;
+        return l->rate * span / (bytes ? 1 : l->tlp_bytes) *
+               (e->id & 1 ? s->remote_share : 1 - s->remote_share);
+}
+
+static double loads_at(const struct sim_nvpcie *p, const struct nv_event *e, double t)
+{
+        double x = e->retired;
+
+        for (size_t i = 0; i < p->load_count; i++)
+                x += load_at(p, e, &p->loads[i], t);
+        return x;
+}
+
 static uint64_t counter_at(const struct sim_nvpcie *p, const struct nv_event *e, double t)
 {
         double x = 0;
@@ -134,6 +183,7 @@ static uint64_t counter_at(const struct sim_nvpcie *p, const struct nv_event *e,
                 for (size_t i = 0; i < e->e.contrib_count; i++)
                         x += e->e.contrib[i].per_second *
                              sim_device_traffic_integral(p->m, e->e.contrib[i].dev, 0, t);
+                x += loads_at(p, e, t);
         }
         return x <= 0 ? 0 : (uint64_t)floor(x);
 }
@@ -234,6 +284,8 @@ static int nv_event_init(struct sim_pmu_core *c, const struct perf_event_attr *a
          * filter went to the hardware as given and 0 counted nothing. */
         if (!filter && m->kernel >= SIM_KERNEL_6_15)
                 filter = FILTER_MASK;
+        e->id = e->cycles || id > EV_LAST ? UINT32_MAX : (unsigned int)id;
+        e->filter = filter;
         return build_contrib(p, e, (unsigned int)id, filter);
 }
 
@@ -352,6 +404,45 @@ void sim_nvpcie_free(struct sim_nvpcie *p)
 const struct perf_ops *sim_nvpcie_ops(struct sim_nvpcie *p)
 {
         return &p->core.ops;
+}
+
+int sim_nvpcie_add_load(struct sim_nvpcie *p, size_t dev, double bytes, double t0, double t1)
+{
+        const struct sim_device *d;
+        int ret = 0;
+
+        if (dev >= p->m->device_count || !(bytes > 0) || !(t1 > t0))
+                return -EINVAL;
+        d = &p->m->devices[dev];
+        sim_pmu_core_lock(&p->core);
+        update(&p->core); /* what came before counts without the load */
+        if (p->load_count >= MAX_LOADS) {
+                /* Full: a load that has ended makes room (its counts are in
+                 * the counters already). */
+                size_t oldest = 0;
+
+                for (size_t i = 1; i < p->load_count; i++)
+                        if (p->loads[i].t1 < p->loads[oldest].t1)
+                                oldest = i;
+                if (p->loads[oldest].t1 > p->last) {
+                        ret = -EBUSY;
+                } else {
+                        /* Its counts stay in the counters of the open events. */
+                        for (size_t i = 0; i < p->core.used_max; i++) {
+                                struct nv_event *e = ev_at(p, i);
+
+                                if (e->e.used)
+                                        e->retired += load_at(p, e, &p->loads[oldest], p->last);
+                        }
+                        p->loads[oldest] = p->loads[--p->load_count];
+                }
+        }
+        if (!ret)
+                p->loads[p->load_count++] = (struct nv_load){
+                    .dev = dev, .t0 = t0, .t1 = t1, .rate = bytes / (t1 - t0),
+                    .tlp_bytes = d->mps ? (double)d->mps : 256};
+        sim_pmu_core_unlock(&p->core);
+        return ret;
 }
 
 size_t sim_nvpcie_open_count(struct sim_nvpcie *p)

@@ -53,6 +53,10 @@ int sim_nvpcie_new(const struct sim_machine *m, sim_clock_fn clock, void *clock_
 void sim_nvpcie_free(struct sim_nvpcie *p);
 const struct perf_ops *sim_nvpcie_ops(struct sim_nvpcie *p);
 size_t sim_nvpcie_open_count(struct sim_nvpcie *p);
+/* A calibration load (`pciescope calibrate`): @bytes of DMA writes by
+ * device @dev between @t0 and @t1 (model seconds), counted by every event
+ * whose filter selects the device's Root Port. 0, -EINVAL or -EBUSY. */
+int sim_nvpcie_add_load(struct sim_nvpcie *p, size_t dev, double bytes, double t0, double t1);
 double sim_nvpcie_now(struct sim_nvpcie *p);
 
 /* Ground truth over [t0, t1] seconds since creation for Root Port @port

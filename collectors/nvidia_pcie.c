@@ -147,7 +147,7 @@ struct port {
         bool have_latency;
         double latency_s, latency_cycles;
         double counting_s; /* seconds this port was counted since start */
-        double totals[EV_COUNT];
+        uint64_t totals[EV_COUNT]; /* raw counts since start */
 };
 
 struct nvidia_pcie_socket {
@@ -506,7 +506,7 @@ static int read_window(struct nvidia_pcie_socket *s)
         if (!(secs > 0))
                 return 0;
         for (size_t e = 0; e < EV_COUNT; e++)
-                p->totals[e] += (double)d.values[e];
+                p->totals[e] += d.values[e];
         p->counting_s += secs;
         p->rd[0] = (double)d.values[EV_RD_BYTES_LOC] / secs;
         p->rd[1] = (double)d.values[EV_RD_BYTES_REM] / secs;
@@ -653,11 +653,11 @@ full:
                 return;
         for (size_t e = 0; e < EV_COUNT; e++) {
                 snprintf(ti, sizeof(ti), "%s-%s", bits, event_names[e]);
-                x = base(s, "pcie_pmu_counts_total", "pmu_counts", PCIE_METRIC_FLOAT_COUNTER,
-                         p->bdf, ti);
+                x = base(s, "pcie_pmu_counts_total", "pmu_counts", PCIE_METRIC_COUNTER, p->bdf,
+                         ti);
                 sample_label(&x, "target", p->bdf);
                 sample_label(&x, "event", event_names[e]);
-                x.gauge = p->totals[e];
+                x.counter = p->totals[e];
                 sample_emit(em, &x);
         }
         x = base(s, "pcie_pmu_counting_seconds_total", "pmu_counting_seconds",

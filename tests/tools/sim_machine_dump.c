@@ -140,6 +140,21 @@ static void dump(const struct sim_machine *m)
             m->intel.socket_count);
         for (size_t i = 0; i < m->intel.socket_count && i < SIM_MAX_SOCKETS; i++)
                 socket(i, &m->intel.sockets[i]);
+        /* Only where there is one: the other machines' dumps stay as recorded. */
+        if (m->nvidia.present) {
+                printf("nvidia identifier=0x%x cycles_hz=%.17g counters=%u sockets=%zu\n",
+                       m->nvidia.identifier, m->nvidia.cycles_hz, m->nvidia.counters,
+                       m->nvidia.socket_count);
+                for (size_t i = 0; i < m->nvidia.socket_count && i < SIM_MAX_SOCKETS; i++) {
+                        const struct sim_nv_socket *s = &m->nvidia.sockets[i];
+
+                        printf("nvidia[%zu] node=%u cpus=%u+%u remote=%.17g ports=%zu:", i, s->node,
+                               s->first_cpu, s->cpu_count, s->remote_share, s->port_count);
+                        for (size_t k = 0; k < s->port_count && k < SIM_NV_PORT_BITS; k++)
+                                printf(" %zu@%u", s->ports[k], s->bits[k]);
+                        printf("\n");
+                }
+        }
         printf("cpu_sicl:");
         for (size_t i = 0; i < sizeof(m->cpu_sicl); i++)
                 if (m->cpu_sicl[i])

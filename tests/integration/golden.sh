@@ -75,6 +75,10 @@ check plugin-kunpeng930-2p stream kunpeng930-2p -
 check plugin-kunpeng930-2p-basic stream kunpeng930-2p - Detail=basic
 check plugin-kunpeng930-misconfig stream kunpeng930-misconfig -
 check plugin-spr-2s stream spr-2s -
+check plugin-grace-gh200-full stream grace-gh200 - Detail=full
+check plugin-grace-gh200-6.15-full stream grace-gh200 6.15 Detail=full
+check plugin-grace-gh200 stream grace-gh200 -
+check plugin-grace-gh200-basic stream grace-gh200 - Detail=basic
 # The default detail publishes a subset of the full one, value for value
 # (the same measurements run), plus two aggregates: the machine's finding
 # counts and each PMU's worst coverage.
@@ -97,6 +101,8 @@ check pmu-kunpeng930-2p.txt cli pmu --simulate kunpeng930-2p --count 2
 check iio-spr-2s.json cli_json iio --json --simulate spr-2s
 check iio-spr-2s-6.15.json cli_json iio --json --simulate spr-2s --kernel 6.15
 check iio-spr-2s.txt cli iio --simulate spr-2s --count 2
+check pmu-grace-gh200.json cli_json pmu --json --simulate grace-gh200
+check pmu-grace-gh200.txt cli pmu --simulate grace-gh200 --count 2
 
 echo "1..$n"
 [ "$fail" -eq 0 ]

@@ -383,6 +383,23 @@ static void run_engine(const char *path, const char *kernel, const char *len_mod
                             engine_config_set(&cfg, "IIOStackBus", v, 3, why, sizeof(why)), 0);
                 }
         }
+        /* NVIDIA Grace: map every root_port bit as the machine's truth
+         * says (grace-remap's is not the default). */
+        for (size_t s = 0; s < m->nvidia.socket_count; s++) {
+                for (size_t k = 0; k < m->nvidia.sockets[s].port_count; k++) {
+                        char bdf[32];
+                        struct engine_value v[3] = {
+                            {.type = ENGINE_VALUE_NUMBER, .number = m->nvidia.sockets[s].node},
+                            {.type = ENGINE_VALUE_NUMBER, .number = m->nvidia.sockets[s].bits[k]},
+                            {.type = ENGINE_VALUE_STRING, .string = bdf}};
+
+                        sim_device_bdf(&m->devices[m->nvidia.sockets[s].ports[k]], bdf,
+                                       sizeof(bdf));
+                        assert_int_equal(
+                            engine_config_set(&cfg, "NvidiaPCIeRootPort", v, 3, why, sizeof(why)),
+                            0);
+                }
+        }
         sim_machine_free(m);
         fake_now = 1000;
         if (engine_open(&cfg, &host, &e, why, sizeof(why)))
@@ -459,7 +476,7 @@ static const struct variant variants[] = {
 
 static const char *const full_port_machines[] = {
     "kunpeng930-2p", "kunpeng930-misconfig", "spr-2s", "saturated-x4",
-    "pmu-test",      "alert-scenarios",
+    "pmu-test",      "alert-scenarios", "grace-gh200",
 };
 
 static void run_case(const char *dir, const char *file, const char *kernel, const char *len_mode)

@@ -107,6 +107,10 @@ def walk(machine):
         for stack in sock.get("iio_stacks", []):
             for rp in stack.get("root_ports", []):
                 add(rp, None, "root_port")
+    nvidia = machine.get("nvidia") if isinstance(machine.get("nvidia"), dict) else {}
+    for sock in nvidia.get("sockets", []):
+        for rp in sock.get("root_ports", []):
+            add(rp, None, "root_port")
     return fns
 
 

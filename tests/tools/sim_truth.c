@@ -24,6 +24,29 @@
 #include "sim.h"
 #include "sim_intel_iio.h"
 
+/* One Root Port's lines: per TLP class, bytes/s and latency, or payload
+ * carried and asked. */
+static void print_port(struct sim *sim, size_t dev, double t0, double t1, bool payload)
+{
+        const struct sim_machine *m = sim_machine(sim);
+        char bdf[32];
+
+        sim_device_bdf(&m->devices[dev], bdf, sizeof(bdf));
+        for (int cls = 0; cls < SIM_TLP_CLASSES; cls++) {
+                struct sim_truth t;
+
+                sim_truth_port(sim_pmu(sim), dev, cls, t0, t1, &t);
+                if (payload) {
+                        printf("%s %s %.6f %.6f\n", bdf, sim_tlp_class_name(cls),
+                               t.payload_bytes / (t1 - t0), t.offered_payload_bytes / (t1 - t0));
+                        continue;
+                }
+                printf("%s %s %.6f %.12f\n", bdf, sim_tlp_class_name(cls),
+                       (t.payload_bytes + t.header_bytes) / (t1 - t0),
+                       t.tlps > 0 ? t.latency_ns / t.tlps / 1e9 : 0.0);
+        }
+}
+
 int main(int argc, char **argv)
 {
         struct sim *sim;
@@ -44,28 +67,14 @@ int main(int argc, char **argv)
         }
         const struct sim_machine *m = sim_machine(sim);
 
-        for (size_t c = 0; c < m->core_count; c++) {
-                for (size_t p = 0; p < m->cores[c].port_count; p++) {
-                        size_t dev = m->cores[c].ports[p];
-                        char bdf[32];
-
-                        sim_device_bdf(&m->devices[dev], bdf, sizeof(bdf));
-                        for (int cls = 0; cls < SIM_TLP_CLASSES; cls++) {
-                                struct sim_truth t;
-
-                                sim_truth_port(sim_pmu(sim), dev, cls, t0, t1, &t);
-                                if (payload) {
-                                        printf("%s %s %.6f %.6f\n", bdf, sim_tlp_class_name(cls),
-                                               t.payload_bytes / (t1 - t0),
-                                               t.offered_payload_bytes / (t1 - t0));
-                                        continue;
-                                }
-                                printf("%s %s %.6f %.12f\n", bdf, sim_tlp_class_name(cls),
-                                       (t.payload_bytes + t.header_bytes) / (t1 - t0),
-                                       t.tlps > 0 ? t.latency_ns / t.tlps / 1e9 : 0.0);
-                        }
-                }
-        }
+        for (size_t c = 0; c < m->core_count; c++)
+                for (size_t p = 0; p < m->cores[c].port_count; p++)
+                        print_port(sim, m->cores[c].ports[p], t0, t1, payload);
+        /* NVIDIA Grace: the same per Root Port truth (the model's traffic
+         * does not depend on which PMU counts it). */
+        for (size_t si = 0; si < m->nvidia.socket_count; si++)
+                for (size_t p = 0; p < m->nvidia.sockets[si].port_count; p++)
+                        print_port(sim, m->nvidia.sockets[si].ports[p], t0, t1, payload);
         for (size_t si = 0; si < m->intel.socket_count && !payload; si++) {
                 const struct sim_socket *so = &m->intel.sockets[si];
 

@@ -26,31 +26,33 @@ import urllib.parse
 import urllib.request
 
 KP2, KPM, SPR = "kunpeng930-2p", "kunpeng930-misconfig", "spr-2s"
-ALL = {KP2, KPM, SPR}
+GRACE = "grace-gh200"
+ALL = {KP2, KPM, SPR, GRACE}
 KUNPENG = {KP2, KPM}
+PORT_PMUS = KUNPENG | {GRACE}  # per Root Port PMUs with coverage and latency
 
 # Which simulated machines each panel is meant for: the dashboard's default
 # and per-panel exceptions (by title). A panel meant for a machine must
 # return data for that host alone; on any other host it must return none.
 APPLIES = {
     "pciescope-fleet": (ALL, {
-        "Downtrained links": {KPM},  # the table; the stat (a count) is ALL
+        "Downtrained links": {KPM, GRACE},  # the table; the stat (a count) is ALL
         "Critical MPS/MRRS findings": {KPM},
         "PTT completion latency p99 (top 10)": KUNPENG,
-        "Lowest PMU coverage (bottom 10)": KUNPENG,
+        "Lowest PMU coverage (bottom 10)": PORT_PMUS,
         "Failing PTT windows (top 10)": KUNPENG,
     }),
     "pciescope-host": (ALL, {
-        "Latency per class": KUNPENG,
+        "Latency per class": PORT_PMUS,
         "TLP length mix (DMA writes)": KUNPENG,
         "Busiest endpoints": KUNPENG,
-        "Audit findings": {KPM},
+        "Audit findings": {KPM, GRACE},
     }),
     "pciescope-ptt": (KUNPENG, {}),
     "pciescope-intel-iio": ({SPR}, {}),
     "pciescope-collector": (ALL, {
-        "PMU coverage": KUNPENG,
-        "PMU measurements planned and counting": KUNPENG,
+        "PMU coverage": PORT_PMUS,
+        "PMU measurements planned and counting": PORT_PMUS,
         "PTT window results": KUNPENG,
     }),
 }

@@ -174,8 +174,8 @@ const struct cli_command cli_commands[] = {
      .run = cmd_audit,
      .flags = CLI_CMD_MACHINE},
     {.name = "pmu",
-     .summary = "count with the per-port PCIe PMUs (HiSilicon, NVIDIA Grace): per-port bandwidth, utilisation and "
-                "latency for a few intervals",
+     .summary = "count with the per-port PCIe PMUs (HiSilicon, NVIDIA Grace): bandwidth, "
+                "utilisation and latency per Root Port for a few intervals",
      .options = "json interval count detail option calibration",
      .run = cmd_pmu,
      .flags = CLI_CMD_MACHINE | CLI_CMD_START,

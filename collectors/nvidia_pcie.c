@@ -36,8 +36,9 @@ enum {
         EV_COUNT,
 };
 static const char *const event_names[EV_COUNT] = {
-    "cycles",     "rd_bytes_loc", "rd_bytes_rem", "wr_bytes_loc",    "wr_bytes_rem",   "rd_req_loc",
-    "rd_req_rem", "wr_req_loc",   "wr_req_rem",   "rd_cum_outs_loc", "rd_cum_outs_rem",
+    "cycles",       "rd_bytes_loc",    "rd_bytes_rem",    "wr_bytes_loc",
+    "wr_bytes_rem", "rd_req_loc",      "rd_req_rem",      "wr_req_loc",
+    "wr_req_rem",   "rd_cum_outs_loc", "rd_cum_outs_rem",
 };
 
 const char *nvidia_pcie_mapping_name(enum nvidia_pcie_mapping m)
@@ -67,8 +68,8 @@ int nvidia_pcie_opts_map(struct nvidia_pcie_opts *opts, unsigned int node, unsig
                         return -ENOSPC;
                 m = &opts->maps[opts->map_count++];
         }
-        *m = (struct nvidia_pcie_map){.node = node, .bit = bit, .port = *port,
-                                      .calibrated = calibrated};
+        *m = (struct nvidia_pcie_map){
+            .node = node, .bit = bit, .port = *port, .calibrated = calibrated};
         return 0;
 }
 
@@ -146,7 +147,7 @@ struct port {
         double rd_req, wr_req; /* requests/s */
         bool have_latency;
         double latency_s, latency_cycles;
-        double counting_s; /* seconds this port was counted since start */
+        double counting_s;         /* seconds this port was counted since start */
         uint64_t totals[EV_COUNT]; /* raw counts since start */
 };
 
@@ -213,6 +214,21 @@ static size_t root_port_on_segment(const struct pcie_topo *topo, uint32_t segmen
         return best;
 }
 
+/* Whether a configuration line of @m's node names @m's Root Port for
+ * another bit (then it wins over the calibration file). */
+static bool configured_elsewhere(const struct nvidia_pcie_socket *s,
+                                 const struct nvidia_pcie_map *m)
+{
+        for (size_t k = 0; k < s->opts->map_count; k++) {
+                const struct nvidia_pcie_map *o = &s->opts->maps[k];
+
+                if (!o->calibrated && o->node == m->node && o->bit != m->bit &&
+                    !pci_addr_compare(&o->port, &m->port))
+                        return true;
+        }
+        return false;
+}
+
 /* Bit @bit's Root Port by default, unless a configured or calibrated line
  * of this node names that Root Port for another bit. */
 static size_t default_port(const struct nvidia_pcie_socket *s, const struct pcie_topo *topo,
@@ -223,7 +239,8 @@ static size_t default_port(const struct nvidia_pcie_socket *s, const struct pcie
         for (size_t k = 0; k < s->opts->map_count && i != PCIE_TOPO_NONE; k++) {
                 const struct nvidia_pcie_map *m = &s->opts->maps[k];
 
-                if (m->node == s->node && !pci_addr_compare(&m->port, &pcie_topo_get(topo, i)->addr))
+                if (m->node == s->node &&
+                    !pci_addr_compare(&m->port, &pcie_topo_get(topo, i)->addr))
                         return PCIE_TOPO_NONE;
         }
         return i;
@@ -246,6 +263,10 @@ static void map_ports(struct nvidia_pcie_socket *s, const struct pcie_topo *topo
                                 continue;
                         listed = true;
                         how = m->calibrated ? NVIDIA_MAP_CALIBRATED : NVIDIA_MAP_CONFIGURED;
+                        if (m->calibrated && configured_elsewhere(s, m)) {
+                                i = PCIE_TOPO_NONE; /* a configuration line wins */
+                                break;
+                        }
                         i = root_port_at(topo, &m->port);
                         if (i == PCIE_TOPO_NONE) {
                                 char bdf[PCI_BDF_LEN];
@@ -515,11 +536,10 @@ static int read_window(struct nvidia_pcie_socket *s)
         p->rd_req = (double)(d.values[EV_RD_REQ_LOC] + d.values[EV_RD_REQ_REM]) / secs;
         p->wr_req = (double)(d.values[EV_WR_REQ_LOC] + d.values[EV_WR_REQ_REM]) / secs;
         p->have_rate = true;
-        p->have_latency =
-            !nvidia_pcie_latency((double)(d.values[EV_RD_CUM_OUTS_LOC] + d.values[EV_RD_CUM_OUTS_REM]),
-                                 (double)(d.values[EV_RD_REQ_LOC] + d.values[EV_RD_REQ_REM]),
-                                 (double)d.values[EV_CYCLES], secs, &p->latency_s,
-                                 &p->latency_cycles);
+        p->have_latency = !nvidia_pcie_latency(
+            (double)(d.values[EV_RD_CUM_OUTS_LOC] + d.values[EV_RD_CUM_OUTS_REM]),
+            (double)(d.values[EV_RD_REQ_LOC] + d.values[EV_RD_REQ_REM]),
+            (double)d.values[EV_CYCLES], secs, &p->latency_s, &p->latency_cycles);
         return 0;
 }
 
@@ -653,8 +673,7 @@ full:
                 return;
         for (size_t e = 0; e < EV_COUNT; e++) {
                 snprintf(ti, sizeof(ti), "%s-%s", bits, event_names[e]);
-                x = base(s, "pcie_pmu_counts_total", "pmu_counts", PCIE_METRIC_COUNTER, p->bdf,
-                         ti);
+                x = base(s, "pcie_pmu_counts_total", "pmu_counts", PCIE_METRIC_COUNTER, p->bdf, ti);
                 sample_label(&x, "target", p->bdf);
                 sample_label(&x, "event", event_names[e]);
                 x.counter = p->totals[e];

@@ -770,8 +770,7 @@ static void phase_latency(struct run *r, double ptt_hz)
 
 /* Bit @bit's bytes per second over an idle window and over a load of
  * o->bytes through the device. 0, or -EAGAIN when the load failed. */
-static int sweep_bit(struct run *r, unsigned int bit, double *idle, double *load,
-                     double *expected)
+static int sweep_bit(struct run *r, unsigned int bit, double *idle, double *load, double *expected)
 {
         struct nvidia_pcie_bit *b = NULL;
         double t0;
@@ -815,8 +814,8 @@ static void phase_port_map(struct run *r)
                         expected += rate / NVIDIA_PCIE_PORT_BITS;
                 }
                 if (ret) {
-                        snprintf(c->port_map_why, sizeof(c->port_map_why), "%.60s: %.130s",
-                                 c->pmu, ret == -EAGAIN ? r->load_why : strerror(-ret));
+                        snprintf(c->port_map_why, sizeof(c->port_map_why), "%.60s: %.130s", c->pmu,
+                                 ret == -EAGAIN ? r->load_why : strerror(-ret));
                         if (ret != -EAGAIN)
                                 break; /* the PMU cannot count: no repeat will */
                         continue;
@@ -837,8 +836,7 @@ static void phase_port_map(struct run *r)
         c->port_map_bit = named[0];
         for (unsigned int k = 0; k < usable; k++)
                 c->port_map_agree += named[k] == named[0];
-        c->port_map_verdict =
-            c->port_map_agree == usable ? CALIB_CONSISTENT : CALIB_INCONSISTENT;
+        c->port_map_verdict = c->port_map_agree == usable ? CALIB_CONSISTENT : CALIB_INCONSISTENT;
         if (c->port_map_verdict == CALIB_INCONSISTENT)
                 snprintf(c->port_map_why, sizeof(c->port_map_why),
                          "the repeats named different root_port bits");

@@ -84,7 +84,7 @@ struct calibration {
         char outbound_why[200]; /* when none was seen */
         char notes[400];        /* what the user should know (shared PMU, ...) */
         /* NVIDIA Grace: the root_port bit of @pmu that selects @root_port. */
-        bool port_map;             /* this run looked for it */
+        bool port_map;              /* this run looked for it */
         unsigned int port_map_node; /* the <node> of nvidia_pcie_pmu_<node> */
         int port_map_bit;           /* -1: not found (port_map_why) */
         enum calib_verdict port_map_verdict;

@@ -105,9 +105,8 @@ json_object *calibration_json(const struct calibration *c, const char *machine)
                 json_object *pm = json_object_new_object();
 
                 json_object_object_add(pm, "node", json_object_new_int64(c->port_map_node));
-                json_object_object_add(pm, "bit", c->port_map_bit >= 0
-                                                      ? json_object_new_int(c->port_map_bit)
-                                                      : NULL);
+                json_object_object_add(
+                    pm, "bit", c->port_map_bit >= 0 ? json_object_new_int(c->port_map_bit) : NULL);
                 json_object_object_add(pm, "root_port", json_object_new_string(c->root_port));
                 json_object_object_add(
                     pm, "verdict", json_object_new_string(calib_verdict_name(c->port_map_verdict)));
@@ -224,8 +223,8 @@ static int read_value(json_object *top, const char *key, const char *name, bool 
 
 /* "nvidia_port_map": applied when consistent, with a bit 0..9, a node and
  * a Root Port BDF. */
-static int read_port_map(json_object *top, const char *name, struct calibration_units *u,
-                         char *why, size_t whylen)
+static int read_port_map(json_object *top, const char *name, struct calibration_units *u, char *why,
+                         size_t whylen)
 {
         const char *key = "nvidia_port_map";
         json_object *o, *verdict, *bit, *node, *port;
@@ -240,8 +239,9 @@ static int read_port_map(json_object *top, const char *name, struct calibration_
                 return bad(why, whylen, name, key, "no \"verdict\" string");
         if (strcmp(json_object_get_string(verdict), "consistent"))
                 return 0;
-        if (!json_object_object_get_ex(o, "bit", &bit) || !json_object_is_type(bit, json_type_int) ||
-            json_object_get_int64(bit) < 0 || json_object_get_int64(bit) > 9)
+        if (!json_object_object_get_ex(o, "bit", &bit) ||
+            !json_object_is_type(bit, json_type_int) || json_object_get_int64(bit) < 0 ||
+            json_object_get_int64(bit) > 9)
                 return bad(why, whylen, name, key, "a consistent map needs a \"bit\" 0..9");
         if (!json_object_object_get_ex(o, "node", &node) ||
             !json_object_is_type(node, json_type_int) || json_object_get_int64(node) < 0 ||

@@ -20,8 +20,8 @@
 /* The sources in the order their samples reach the host; bit i of a host's
  * mask selects sources[i]. */
 static const struct engine_source *const sources[] = {
-    &engine_source_monitor,   &engine_source_uncore,    &engine_source_ptt_tune,
-    &engine_source_hisi_pcie, &engine_source_intel_iio, &engine_source_ptt,
+    &engine_source_monitor,     &engine_source_uncore,    &engine_source_ptt_tune,
+    &engine_source_hisi_pcie,   &engine_source_intel_iio, &engine_source_ptt,
     &engine_source_nvidia_pcie,
 };
 #define SOURCE_COUNT (sizeof(sources) / sizeof(sources[0]))
@@ -488,9 +488,9 @@ int engine_start(struct engine *e)
         if (err)
                 return err;
         if (e->cfg->collect_pmu && !e->cfg->pci_dump && threaded_units(e) == 0 &&
-            (!e->host.sources || (e->host.sources & (ENGINE_SOURCE_HISI_PCIE |
-                                                     ENGINE_SOURCE_INTEL_IIO | ENGINE_SOURCE_PTT |
-                                                     ENGINE_SOURCE_NVIDIA_PCIE))))
+            (!e->host.sources ||
+             (e->host.sources & (ENGINE_SOURCE_HISI_PCIE | ENGINE_SOURCE_INTEL_IIO |
+                                 ENGINE_SOURCE_PTT | ENGINE_SOURCE_NVIDIA_PCIE))))
                 hw_logf(&e->env, HW_LOG_INFO,
                         "no HiSilicon PCIe PMU (hisi_pcie*), no PTT device (hisi_ptt*), no "
                         "Intel IIO free-running PMU and no NVIDIA Grace PCIe PMU found; PMU "

@@ -44,7 +44,8 @@ enum {
         ENGINE_SOURCE_HISI_PCIE = 1u << 3, /* HiSilicon PCIe PMU, per core */
         ENGINE_SOURCE_INTEL_IIO = 1u << 4, /* Intel IIO bandwidth, per socket */
         ENGINE_SOURCE_PTT = 1u << 5,       /* PTT trace windows, per device */
-        ENGINE_SOURCE_NVIDIA_PCIE = 1u << 6, /* NVIDIA Grace PCIe PMU, per socket */
+        /* NVIDIA Grace PCIe PMU, per socket */
+        ENGINE_SOURCE_NVIDIA_PCIE = 1u << 6,
         /* The sources that count traffic per Root Port (`pciescope pmu`). */
         ENGINE_SOURCE_PORT_PMUS = ENGINE_SOURCE_HISI_PCIE | ENGINE_SOURCE_NVIDIA_PCIE,
 };

@@ -203,9 +203,23 @@ static int set_stack_bus(struct engine_config *c, const struct engine_option *o,
 static int set_nvidia_port(struct engine_config *c, const struct engine_option *o,
                            const struct engine_value *v, size_t n, char *why, size_t len)
 {
+        struct engine_value three[3];
+        unsigned int node, bit;
+        char bdf[24], tail;
         struct pci_addr a;
 
         (void)o;
+        /* One string "node bit BDF": the form `--option` gives. */
+        if (n == 1 && v[0].type == ENGINE_VALUE_STRING &&
+            sscanf(v[0].string, "%u %u \"%19[^\"]\" %c", &node, &bit, bdf, &tail) != 4 &&
+            (sscanf(v[0].string, "%u %u \"%19[^\"]\"", &node, &bit, bdf) == 3 ||
+             sscanf(v[0].string, "%u %u %19s %c", &node, &bit, bdf, &tail) == 3)) {
+                three[0] = (struct engine_value){.type = ENGINE_VALUE_NUMBER, .number = node};
+                three[1] = (struct engine_value){.type = ENGINE_VALUE_NUMBER, .number = bit};
+                three[2] = (struct engine_value){.type = ENGINE_VALUE_STRING, .string = bdf};
+                v = three;
+                n = 3;
+        }
         if (n != 3 || v[0].type != ENGINE_VALUE_NUMBER || v[1].type != ENGINE_VALUE_NUMBER ||
             v[2].type != ENGINE_VALUE_STRING)
                 return refuse(why, len,
@@ -374,8 +388,7 @@ static int apply_port_map(struct engine_config *c, const struct calibration_unit
         if (pci_addr_parse(u->port_map_port, &a) ||
             nvidia_pcie_opts_map(&c->nvidia, u->port_map_node, u->port_map_bit, &a, true)) {
                 snprintf(why, whylen, "%s: nvidia_port_map: cannot map bit %u of node %u to %s",
-                         c->calibration_file, u->port_map_bit, u->port_map_node,
-                         u->port_map_port);
+                         c->calibration_file, u->port_map_bit, u->port_map_node, u->port_map_port);
                 return -EINVAL;
         }
         return 0;
@@ -733,7 +746,8 @@ static const struct engine_option options[] = {
              "`nvidia_pcie_pmu_0`'s `root_port` filter selects (the kernel does not publish the "
              "table). Repeatable (64); a bit named here is not mapped by the default; a "
              "`CalibrationFile` from `pciescope calibrate` can supply it. "
-             "`pcie_pmu_port_info{mapping=...}` says which mapping each port uses."},
+             "`pcie_pmu_port_info{mapping=...}` says which mapping each port uses. "
+             "`--option 'NvidiaPCIeRootPort=0 3 0003:00:00.0'` on the command line."},
     {.name = "CollectUncoreInventory",
      .kind = ENGINE_OPT_BOOLEAN,
      .set = set_bool,

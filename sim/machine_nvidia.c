@@ -99,8 +99,7 @@ static int each_scalar(struct ctx *c, json_object *v, const char *path, size_t m
         return 0;
 }
 
-static int parse_nv_socket(struct ctx *c, json_object *o, const char *path, size_t index,
-                           void *arg)
+static int parse_nv_socket(struct ctx *c, json_object *o, const char *path, size_t index, void *arg)
 {
         static const char *const keys[] = {"node",       "cpus",           "remote_share",
                                            "root_ports", "root_port_bits", NULL};

@@ -252,9 +252,9 @@ static int check_above_0(struct ctx *c, const char *path, double v, const void *
 
 static int parse_top(struct ctx *c, json_object *top)
 {
-        static const char *const keys[] = {"machine", "description", "kernel", "cpus",
-                                           "cmdline", "hisi_pcie",   "sicls",  "rcieps",
-                                           "inject",  "intel",       "events", "nvidia", NULL};
+        static const char *const keys[] = {
+            "machine", "description", "kernel", "cpus",   "cmdline", "hisi_pcie", "sicls",
+            "rcieps",  "inject",      "intel",  "events", "nvidia",  NULL};
         static const char *const pmu_keys[] = {"flux_unit_bytes",
                                                "time_clock_hz",
                                                "latency_clock_hz",

@@ -241,14 +241,14 @@ struct sim_nv_socket {
         unsigned int first_cpu, cpu_count;
         double remote_share; /* share of DMA to the other socket's memory (rem events) */
         size_t port_count;
-        size_t ports[SIM_NV_PORT_BITS];    /* device indexes of the Root Ports */
+        size_t ports[SIM_NV_PORT_BITS];      /* device indexes of the Root Ports */
         unsigned int bits[SIM_NV_PORT_BITS]; /* root_port bit of ports[i] */
 };
 
 struct sim_nvidia {
         bool present;
-        uint32_t identifier; /* PMIIDR, sysfs `identifier` */
-        double cycles_hz;    /* the PMU's cycle counter */
+        uint32_t identifier;   /* PMIIDR, sysfs `identifier` */
+        double cycles_hz;      /* the PMU's cycle counter */
         unsigned int counters; /* event counters besides the cycle counter (PMCFGR.N + 1) */
         size_t socket_count;
         struct sim_nv_socket sockets[SIM_MAX_SOCKETS];
@@ -307,7 +307,8 @@ struct sim_machine {
         struct sim_injection injections[8];
 
         struct sim_intel intel; /* present only on Intel machines */
-        struct sim_nvidia nvidia; /* present only on NVIDIA Grace machines */
+        /* present only on NVIDIA Grace machines */
+        struct sim_nvidia nvidia;
 
         /* The first schedule_count come from the description; the rest
          * were made at run time (sim_events.h). Only appended to: readers

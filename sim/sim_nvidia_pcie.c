@@ -25,14 +25,21 @@
 #include "sim_events.h"
 #include "sim_traffic.h"
 
-#define MAX_EVENTS   1024
-#define EV_CYCLES    (1ULL << 32)
-#define EV_LAST      0xdu
-#define FILTER_MASK  ((1u << SIM_NV_PORT_BITS) - 1)
-#define EVENT_MASK   ((1ULL << 33) - 1) /* event = config:0-32 */
+#define MAX_EVENTS  1024
+#define EV_CYCLES   (1ULL << 32)
+#define EV_LAST     0xdu
+#define FILTER_MASK ((1u << SIM_NV_PORT_BITS) - 1)
+#define EVENT_MASK  ((1ULL << 33) - 1) /* event = config:0-32 */
 
-enum nv_quantity { NV_RD_BYTES, NV_WR_BYTES, NV_TOTAL_BYTES, NV_RD_REQ, NV_WR_REQ, NV_TOTAL_REQ,
-                   NV_RD_CUM_OUTS };
+enum nv_quantity {
+        NV_RD_BYTES,
+        NV_WR_BYTES,
+        NV_TOTAL_BYTES,
+        NV_RD_REQ,
+        NV_WR_REQ,
+        NV_TOTAL_REQ,
+        NV_RD_CUM_OUTS
+};
 
 struct nv_event {
         struct sim_pmu_event e;
@@ -216,9 +223,9 @@ static int build_contrib(struct sim_nvpcie *p, struct nv_event *e, unsigned int 
                          unsigned int filter)
 {
         static const enum nv_quantity quantity[] = {
-            NV_RD_BYTES, NV_RD_BYTES, NV_WR_BYTES, NV_WR_BYTES, NV_TOTAL_BYTES,
-            NV_TOTAL_BYTES, NV_RD_REQ, NV_RD_REQ, NV_WR_REQ, NV_WR_REQ,
-            NV_TOTAL_REQ, NV_TOTAL_REQ, NV_RD_CUM_OUTS, NV_RD_CUM_OUTS,
+            NV_RD_BYTES,    NV_RD_BYTES,  NV_WR_BYTES,    NV_WR_BYTES,    NV_TOTAL_BYTES,
+            NV_TOTAL_BYTES, NV_RD_REQ,    NV_RD_REQ,      NV_WR_REQ,      NV_WR_REQ,
+            NV_TOTAL_REQ,   NV_TOTAL_REQ, NV_RD_CUM_OUTS, NV_RD_CUM_OUTS,
         };
         const struct sim_machine *m = p->m;
         const struct sim_nv_socket *s = &m->nvidia.sockets[e->socket];
@@ -321,7 +328,8 @@ static bool nv_can_join(struct sim_pmu_core *c, const struct sim_pmu_event *lead
                 return false;
         group_use(c, leader->leader, &events, &cycles);
         if (e->cycles)
-                return cycles == 0 || events + cycles < ((struct sim_nvpcie *)c->owner)->m->nvidia.counters;
+                return cycles == 0 ||
+                       events + cycles < ((struct sim_nvpcie *)c->owner)->m->nvidia.counters;
         return events + (cycles > 1 ? cycles - 1 : 0) <
                ((struct sim_nvpcie *)c->owner)->m->nvidia.counters;
 }
@@ -438,9 +446,12 @@ int sim_nvpcie_add_load(struct sim_nvpcie *p, size_t dev, double bytes, double t
                 }
         }
         if (!ret)
-                p->loads[p->load_count++] = (struct nv_load){
-                    .dev = dev, .t0 = t0, .t1 = t1, .rate = bytes / (t1 - t0),
-                    .tlp_bytes = d->mps ? (double)d->mps : 256};
+                p->loads[p->load_count++] =
+                    (struct nv_load){.dev = dev,
+                                     .t0 = t0,
+                                     .t1 = t1,
+                                     .rate = bytes / (t1 - t0),
+                                     .tlp_bytes = d->mps ? (double)d->mps : 256};
         sim_pmu_core_unlock(&p->core);
         return ret;
 }

@@ -896,9 +896,9 @@ static int write_iio_programmable(struct out *o, const struct sim_machine *m, co
 static int write_nvidia(struct out *o, const struct sim_machine *m, const char *root)
 {
         static const char *const names[] = {
-            "rd_bytes_loc",  "rd_bytes_rem",  "wr_bytes_loc",    "wr_bytes_rem",
-            "total_bytes_loc", "total_bytes_rem", "rd_req_loc",  "rd_req_rem",
-            "wr_req_loc",    "wr_req_rem",    "total_req_loc",   "total_req_rem",
+            "rd_bytes_loc",    "rd_bytes_rem",    "wr_bytes_loc",  "wr_bytes_rem",
+            "total_bytes_loc", "total_bytes_rem", "rd_req_loc",    "rd_req_rem",
+            "wr_req_loc",      "wr_req_rem",      "total_req_loc", "total_req_rem",
             "rd_cum_outs_loc", "rd_cum_outs_rem",
         };
         const struct sim_nvidia *nv = &m->nvidia;
@@ -917,11 +917,10 @@ static int write_nvidia(struct out *o, const struct sim_machine *m, const char *
                 if (!r)
                         r = put_text(o, dir, "cpumask", "%u\n", s->first_cpu);
                 if (!r)
-                        r = s->cpu_count > 1 ? put_text(o, dir, "associated_cpus", "%u-%u\n",
-                                                        s->first_cpu,
-                                                        s->first_cpu + s->cpu_count - 1)
-                                             : put_text(o, dir, "associated_cpus", "%u\n",
-                                                        s->first_cpu);
+                        r = s->cpu_count > 1
+                                ? put_text(o, dir, "associated_cpus", "%u-%u\n", s->first_cpu,
+                                           s->first_cpu + s->cpu_count - 1)
+                                : put_text(o, dir, "associated_cpus", "%u\n", s->first_cpu);
                 if (!r)
                         r = put_text(o, dir, "identifier", "0x%x\n", nv->identifier);
                 if (!r)

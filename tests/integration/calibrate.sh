@@ -328,6 +328,40 @@ refused "--option LatencyClock=1e12" "--option LatencyClock 1e12: must be from 1
 refused "--clock-hz 1000" "--clock-hz 1000: must be a whole number from 1e+06 to 1e+10" \
 	"$P" trace report --clock-hz 1000 /dev/null
 refused "--calibration of a missing file" "--calibration $tmp/none.json" "$P" pmu --simulate "$ODD" --calibration "$tmp/none.json"
+# ---- NVIDIA Grace: the root_port bit of a device's Root Port ----------------
+# grace-remap's true bit table is not the collector's default: C0 (the NVMe
+# at 0000:01:00.0) answers bit 3, and the default reads nothing on it.
+REMAP="$FIXTURES/machines/grace-remap.json"
+"$P" calibrate --simulate "$REMAP" --device 0000:01:00.0 --repeat 3 --output "$tmp/g.json" >"$tmp/g.out" 2>&1
+rc=$?
+check "grace-remap: calibrate names bit 3 of nvidia_pcie_pmu_0 for 0000:00:00.0, consistent (rc $rc)" \
+	eval '[ "$rc" -eq 0 ] && [ "$(field "$tmp/g.json" "d[\"nvidia_port_map\"][\"bit\"]")" = 3 ] &&
+	      [ "$(field "$tmp/g.json" "d[\"nvidia_port_map\"][\"verdict\"]")" = consistent ] &&
+	      [ "$(field "$tmp/g.json" "d[\"pmu\"]")" = nvidia_pcie_pmu_0 ] &&
+	      grep -q "NvidiaPCIeRootPort 0 3 \"0000:00:00.0\"" "$tmp/g.out"'
+# C0's DMA writes: the NVMe's 1.2 GB/s (the description's dma_write).
+c0() { "$P" pmu --simulate "$REMAP" --count 4 --json "$@" 2>/dev/null | python3 -c '
+import json, sys
+v = m = None
+for s in json.load(sys.stdin):
+    l = s["labels"]
+    if l.get("port") != "0000:00:00.0":
+        continue
+    if s["metric"] == "pcie_port_bandwidth_bytes_per_second" and l["tlp"] == "mwr":
+        v = s["value"]
+    if s["metric"] == "pcie_pmu_port_info":
+        m = l["mapping"]
+print(v, m)'; }
+read -r bw map < <(c0)
+check "grace-remap without calibration: 0000:00:00.0 by the default map reads $bw B/s (truth 1.2e9)" \
+	eval '[ "$map" = default ] && ! within "$bw" 1.2e9 2'
+read -r bw map < <(c0 --calibration "$tmp/g.json")
+check "... with the calibration file: mapping $map, $bw B/s, within 1 % of 1.2e9" \
+	eval '[ "$map" = calibrated ] && within "$bw" 1.2e9 1'
+read -r bw map < <(c0 --calibration "$tmp/g.json" --option 'NvidiaPCIeRootPort=0 0 "0000:00:00.0"')
+check "... a NvidiaPCIeRootPort line for the same Root Port wins over the file: $map" \
+	[ "$map" = configured ]
+
 # This machine: virtio functions and no HiSilicon PMU.
 live=$(ls /sys/bus/pci/devices 2>/dev/null | tail -n 1)
 if [ -n "$live" ]; then

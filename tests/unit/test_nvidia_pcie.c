@@ -154,20 +154,18 @@ static size_t run_and_check(struct world *w, size_t si, unsigned int ticks)
                 assert_int_equal(nvidia_pcie_socket_tick(s, t0 + t, &set), 0);
                 k = sim_port(m, port, &sock);
                 sim_truth_nv_port(sim_nvpcie(w->sim), sock, k, t0 + t - 1, t0 + t, &truth);
-                close_to(value_of(&set, "pcie_port_bandwidth_bytes_per_second", port, "tlp",
-                                  "mwr"),
+                close_to(value_of(&set, "pcie_port_bandwidth_bytes_per_second", port, "tlp", "mwr"),
                          truth.wr_bytes, 0.01, 2, "rx mwr B/s", port);
-                close_to(value_of(&set, "pcie_port_bandwidth_bytes_per_second", port, "tlp",
-                                  "cpl"),
+                close_to(value_of(&set, "pcie_port_bandwidth_bytes_per_second", port, "tlp", "cpl"),
                          truth.rd_bytes, 0.01, 2, "tx cpl B/s", port);
                 close_to(value_of(&set, "pcie_port_requests_per_second", port, "tlp", "mrd"),
                          truth.rd_req, 0.01, 2, "read requests/s", port);
                 close_to(value_of(&set, "pcie_port_requests_per_second", port, "tlp", "mwr"),
                          truth.wr_req, 0.01, 2, "write requests/s", port);
                 if (truth.rd_req > 0)
-                        close_to(value_of(&set, "pcie_port_latency_seconds", port, "event",
-                                          "rx_mrd"),
-                                 truth.rd_latency_s, 0.01, 1e-9, "read latency", port);
+                        close_to(
+                            value_of(&set, "pcie_port_latency_seconds", port, "event", "rx_mrd"),
+                            truth.rd_latency_s, 0.01, 1e-9, "read latency", port);
                 /* local + remote = all, in the remote share of the socket */
                 close_to(value_of(&set, "pcie_port_memory_bandwidth_bytes_per_second", port,
                                   "memory", "remote"),
@@ -229,8 +227,8 @@ static void test_saturated_port(void **state)
                 fake_now = t;
                 assert_int_equal(nvidia_pcie_socket_tick(s, t, &set), 0);
         }
-        eff = value_of(&set, "pcie_port_utilization_ratio", "0012:00:00.0", "capacity",
-                       "effective");
+        eff =
+            value_of(&set, "pcie_port_utilization_ratio", "0012:00:00.0", "capacity", "effective");
         assert_true(eff > 0.95 && eff <= 1.0 + 1e-9);
         assert_true(value_of(&set, "pcie_port_utilization_ratio", "0012:00:00.0", "capacity",
                              "raw") <= 1.0);
@@ -315,9 +313,9 @@ static void test_mapping(void **state)
         assert_int_equal(nvidia_pcie_socket_tick(s, 2, &set), 0);
         sim_truth_nv_port(sim_nvpcie(w.sim), 0, sim_port(m, "0002:00:00.0", &sock), 1, 2, &c2);
         sim_truth_nv_port(sim_nvpcie(w.sim), 0, sim_port(m, "0009:00:00.0", &sock), 1, 2, &c9);
-        close_to(value_of(&set, "pcie_port_bandwidth_bytes_per_second", "0002:00:00.0", "tlp",
-                          "cpl"),
-                 c9.rd_bytes, 0.01, 2, "default map", "0002:00:00.0");
+        close_to(
+            value_of(&set, "pcie_port_bandwidth_bytes_per_second", "0002:00:00.0", "tlp", "cpl"),
+            c9.rd_bytes, 0.01, 2, "default map", "0002:00:00.0");
         assert_true(fabs(c2.rd_bytes - c9.rd_bytes) > 0.1 * c9.rd_bytes);
         sample_set_free(&set);
         nvidia_pcie_free(w.nv);
@@ -339,9 +337,9 @@ static void test_mapping(void **state)
         fake_now = 4;
         assert_int_equal(nvidia_pcie_socket_tick(s, 4, &set), 0);
         sim_truth_nv_port(sim_nvpcie(w.sim), 0, sim_port(m, "0000:00:00.0", &sock), 3, 4, &c0);
-        close_to(value_of(&set, "pcie_port_bandwidth_bytes_per_second", "0000:00:00.0", "tlp",
-                          "mwr"),
-                 c0.wr_bytes, 0.01, 2, "configured map", "0000:00:00.0");
+        close_to(
+            value_of(&set, "pcie_port_bandwidth_bytes_per_second", "0000:00:00.0", "tlp", "mwr"),
+            c0.wr_bytes, 0.01, 2, "configured map", "0000:00:00.0");
         for (size_t i = 0; i < set.count; i++)
                 if (!strcmp(set.samples[i].metric, "pcie_pmu_port_info") &&
                     !strcmp(label_of(&set.samples[i], "port"), "0000:00:00.0"))

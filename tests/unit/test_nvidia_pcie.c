@@ -280,6 +280,47 @@ static void test_filter_kernels(void **state)
         world_close(&w);
 }
 
+/* perf_event_open answers as arm_cspmu does. */
+static void test_open_rules(void **state)
+{
+        const struct perf_ops *ops;
+        struct perf_event_attr attr, cyc;
+        struct perf_pmu *pmu = NULL;
+        int fds[20], leader, n = 0;
+        struct world w;
+
+        (void)state;
+        world_open(&w, "grace-gh200", NULL);
+        ops = w.env.perf;
+        assert_int_equal(perf_pmu_load(&w.env, "nvidia_pcie_pmu_1", &pmu), 0);
+        assert_int_equal(perf_pmu_event_attr(pmu, "rd_bytes_loc", &attr), 0);
+        assert_int_equal(perf_pmu_set(pmu, &attr, "root_port", 1), 0);
+        assert_int_equal(perf_pmu_event_attr(pmu, "cycles", &cyc), 0);
+        assert_int_equal(cyc.config, 1ULL << 32);
+        attr.sample_period = 1000;
+        assert_int_equal(ops->open(ops->ctx, &attr, -1, 72, -1, 0), -EOPNOTSUPP);
+        attr.sample_period = 0;
+        assert_int_equal(ops->open(ops->ctx, &attr, 1234, 72, -1, 0), -EINVAL); /* a task */
+        assert_int_equal(ops->open(ops->ctx, &attr, -1, 0, -1, 0), -EINVAL);    /* node 0's CPU */
+        attr.exclude_kernel = 1;
+        assert_int_equal(ops->open(ops->ctx, &attr, -1, 72, -1, 0), -EINVAL);
+        attr.exclude_kernel = 0;
+        /* A group: the cycle counter and `counters` (16) event counters. */
+        leader = ops->open(ops->ctx, &cyc, -1, 80, -1, 0);
+        assert_true(leader >= 0);
+        for (n = 0; n < 16; n++) {
+                fds[n] = ops->open(ops->ctx, &attr, -1, 80, leader, 0);
+                assert_true(fds[n] >= 0);
+        }
+        assert_int_equal(ops->open(ops->ctx, &attr, -1, 80, leader, 0), -EINVAL);
+        for (int i = 0; i < n; i++)
+                ops->close(ops->ctx, fds[i]);
+        ops->close(ops->ctx, leader);
+        assert_int_equal(sim_nvpcie_open_count(sim_nvpcie(w.sim)), 0);
+        perf_pmu_free(pmu);
+        world_close(&w);
+}
+
 /* grace-remap's true table differs from the default: by default C0 reads
  * nothing (bit 0 selects no Root Port) and C2 reads the GPU's traffic
  * (C9's); a configured bit reads C0's own. */
@@ -416,6 +457,7 @@ int main(void)
             cmocka_unit_test(test_pure),           cmocka_unit_test(test_truth_612),
             cmocka_unit_test(test_truth_615),      cmocka_unit_test(test_saturated_port),
             cmocka_unit_test(test_filter_kernels), cmocka_unit_test(test_mapping),
+            cmocka_unit_test(test_open_rules),
         };
 
         return cmocka_run_group_tests(tests, NULL, NULL);

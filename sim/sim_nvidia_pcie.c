@@ -293,7 +293,7 @@ static int nv_event_init(struct sim_pmu_core *c, const struct perf_event_attr *a
                 filter = FILTER_MASK;
         e->id = e->cycles || id > EV_LAST ? UINT32_MAX : (unsigned int)id;
         e->filter = filter;
-        return build_contrib(p, e, (unsigned int)id, filter);
+        return 0; /* contributions once it has its slot (start): a refused open frees nothing */
 }
 
 /* Counters the group of @leader uses, by kind. */
@@ -339,9 +339,13 @@ static int nv_start(struct sim_pmu_core *c, struct sim_pmu_event *ev, size_t slo
         struct sim_nvpcie *p = c->owner;
         struct nv_event *e = (struct nv_event *)ev;
 
+        int ret;
+
         (void)slot;
-        e->base = counter_at(p, e, p->last);
-        return 0;
+        ret = build_contrib(p, e, e->id, e->filter);
+        if (!ret)
+                e->base = counter_at(p, e, p->last);
+        return ret;
 }
 
 static uint64_t ns_of(double s)

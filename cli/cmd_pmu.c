@@ -162,8 +162,8 @@ int cmd_pmu(const struct cli_opts *opts, struct engine *e)
         struct pmu_print pp = {opts, NULL};
         size_t started;
 
-        if (engine_unit_count(e, ENGINE_SOURCE_HISI_PCIE, &started) == 0) {
-                cli_error("no HiSilicon PCIe PMU (hisi_pcie*) on this machine; "
+        if (engine_unit_count(e, ENGINE_SOURCE_HISI_PCIE | ENGINE_SOURCE_AMD_DF, &started) == 0) {
+                cli_error("no PCIe PMU (hisi_pcie*, amd_df) on this machine; "
                           "`pciescope pmu --simulate kunpeng930-2p` shows a simulated one "
                           "(on Intel Xeon: `pciescope iio`)");
                 return CLI_EXIT_ERROR;

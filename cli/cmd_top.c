@@ -645,8 +645,9 @@ int cmd_top(const struct cli_opts *opts, struct engine *e)
         SCREEN *screen;
         int err;
 
-        v.pmu_units =
-            engine_unit_count(e, ENGINE_SOURCE_HISI_PCIE | ENGINE_SOURCE_INTEL_IIO, &v.pmu_started);
+        v.pmu_units = engine_unit_count(
+            e, ENGINE_SOURCE_HISI_PCIE | ENGINE_SOURCE_INTEL_IIO | ENGINE_SOURCE_AMD_DF,
+            &v.pmu_started);
         v.model = top_model_new();
         if (!v.model) {
                 cli_error("top: out of memory");

@@ -179,7 +179,7 @@ const struct cli_command cli_commands[] = {
      .options = "json interval count detail option calibration",
      .run = cmd_pmu,
      .flags = CLI_CMD_MACHINE | CLI_CMD_START,
-     .sources = ENGINE_SOURCE_HISI_PCIE},
+     .sources = ENGINE_SOURCE_HISI_PCIE | ENGINE_SOURCE_AMD_DF},
     {.name = "uncore",
      .summary = "Intel uncore PMON discovery: every PMON unit the table behind DVSEC 0x23 "
                 "(id 1) lists; read only",
@@ -201,7 +201,8 @@ const struct cli_command cli_commands[] = {
      .run = cmd_top,
      .flags = CLI_CMD_MACHINE | CLI_CMD_START | CLI_CMD_TERMINAL,
      /* link state, audit and AER, and the bandwidth of either vendor */
-     .sources = ENGINE_SOURCE_MONITOR | ENGINE_SOURCE_HISI_PCIE | ENGINE_SOURCE_INTEL_IIO,
+     .sources = ENGINE_SOURCE_MONITOR | ENGINE_SOURCE_HISI_PCIE | ENGINE_SOURCE_INTEL_IIO |
+                ENGINE_SOURCE_AMD_DF,
      .prepare = cmd_top_prepare,
      .no_terminal = "use `pciescope pmu`, `pciescope iio` or `pciescope topology` for text"},
     {.name = "trace",

@@ -23,6 +23,7 @@
 #include "bdf_match.h"
 #include "hisi_pcie_core.h"
 #include "intel_iio.h"
+#include "amd_df.h"
 #include "pcie_monitor.h"
 #include "ptt_capture.h"
 #include "ptt_tune.h"
@@ -50,6 +51,8 @@ struct engine_config {
         /* Intel uncore. */
         bool collect_iio;
         struct intel_iio_opts iio;
+        bool collect_amd_df;
+        struct amd_df_opts amd_df;
         bool collect_uncore;
 
         /* HiSilicon PTT. */

@@ -590,6 +590,13 @@ static int parse_socket_stack(struct ctx *c, json_object *o, const char *path, s
 
 static int parse_socket_cpus(struct ctx *c, json_object *v, const char *path, struct sim_socket *s)
 {
+        return parse_cpu_range(c, v, path, &s->first_cpu, &s->cpu_count);
+}
+
+/* "a-b" or "a": one contiguous range of existing CPUs. */
+int parse_cpu_range(struct ctx *c, json_object *v, const char *path, unsigned int *first,
+                    unsigned int *count)
+{
         char buf[32], *end;
         unsigned long a, b;
         int r = get_string(c, v, path, buf, sizeof(buf));
@@ -612,8 +619,8 @@ static int parse_socket_cpus(struct ctx *c, json_object *v, const char *path, st
         if (b >= c->m->cpus)
                 return fail(c, path, "CPU %lu does not exist (the machine has %u CPUs)", b,
                             c->m->cpus);
-        s->first_cpu = (unsigned int)a;
-        s->cpu_count = (unsigned int)(b - a + 1);
+        *first = (unsigned int)a;
+        *count = (unsigned int)(b - a + 1);
         return 0;
 bad:
         return fail(c, path, "\"%s\" is not one CPU range such as \"0-55\"", buf);

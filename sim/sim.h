@@ -69,6 +69,8 @@ const struct sim_machine *sim_machine(const struct sim *s);
 struct sim_pmu *sim_pmu(struct sim *s);
 /* The Intel IIO model, or NULL when the machine has no Intel part. */
 struct sim_iio *sim_iio(struct sim *s);
+/* The AMD data fabric model (sim_amd_df.h), or NULL without one. */
+struct sim_df *sim_df(struct sim *s);
 /* The PTT trace model (sim_hisi_ptt.h). */
 struct sim_ptt *sim_ptt(struct sim *s);
 const char *sim_root(const struct sim *s); /* the tree's top directory */

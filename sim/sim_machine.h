@@ -229,6 +229,40 @@ struct sim_intel {
         struct sim_socket sockets[SIM_MAX_SOCKETS];
 };
 
+/* ---- AMD EPYC (Turin class machines): the data fabric PMU ---- */
+
+#define SIM_AMD_ROOT_COMPLEXES 8 /* io_0 .. io_7 of the amd_df events */
+
+/* An IO root complex: its index n of the amd_df events (io_<n>), its PCI
+ * root bus and Root Ports, and the share of its DMA that goes to the other
+ * socket's memory (the rest is local). Which bus is which index is the
+ * machine's ground truth; the kernel does not publish it. */
+struct sim_amd_rc {
+        unsigned int index;
+        uint16_t domain;
+        uint8_t bus;
+        double remote_share;
+        size_t port_count;
+        size_t ports[16]; /* device indexes of the Root Ports */
+};
+
+struct sim_amd_socket {
+        unsigned int id;
+        int numa_node;
+        unsigned int first_cpu, cpu_count;
+        size_t rc_count;
+        struct sim_amd_rc rcs[SIM_AMD_ROOT_COMPLEXES];
+};
+
+struct sim_amd {
+        bool present;
+        unsigned int cpu_family, cpu_model; /* 0x1a, 0x02: EPYC 9005 (Turin) */
+        unsigned int df_counters;           /* counters of the fabric PMU per socket */
+        bool narrow_umask; /* format/umask of kernels without PerfMonV2 DF fields (8 bits) */
+        size_t socket_count;
+        struct sim_amd_socket sockets[SIM_MAX_SOCKETS];
+};
+
 /* Changes of the hardware while the machine runs (sim_events.h): the
  * description's `events` schedule, then what callers add at run time. */
 #define SIM_MAX_EVENTS 64  /* `events` entries in a description */
@@ -282,6 +316,7 @@ struct sim_machine {
         struct sim_injection injections[8];
 
         struct sim_intel intel; /* present only on Intel machines */
+        struct sim_amd amd;     /* present only on AMD machines */
 
         /* The first schedule_count come from the description; the rest
          * were made at run time (sim_events.h). Only appended to: readers

@@ -116,6 +116,29 @@ static void socket(size_t i, const struct sim_socket *s)
         }
 }
 
+static void amd(const struct sim_amd *a)
+{
+        printf("amd family=%02x model=%02x df_counters=%u narrow_umask=%d sockets=%zu\n",
+               a->cpu_family, a->cpu_model, a->df_counters, a->narrow_umask, a->socket_count);
+        for (size_t i = 0; i < a->socket_count && i < SIM_MAX_SOCKETS; i++) {
+                const struct sim_amd_socket *s = &a->sockets[i];
+
+                printf("amd.socket[%zu] id=%u numa=%d cpus=%u+%u rcs=%zu\n", i, s->id, s->numa_node,
+                       s->first_cpu, s->cpu_count, s->rc_count);
+                for (size_t j = 0; j < s->rc_count && j < SIM_AMD_ROOT_COMPLEXES; j++) {
+                        const struct sim_amd_rc *rc = &s->rcs[j];
+
+                        printf("amd.socket[%zu].rc[%zu] index=%u bus=%04x:%02x remote=%.17g "
+                               "ports=%zu:",
+                               i, j, rc->index, rc->domain, rc->bus, rc->remote_share,
+                               rc->port_count);
+                        for (size_t k = 0; k < rc->port_count && k < 16; k++)
+                                printf(" %zu", rc->ports[k]);
+                        printf("\n");
+                }
+        }
+}
+
 static void dump(const struct sim_machine *m)
 {
         printf("name=\"%s\"\ndescription=\"%s\"\nkernel=%s\ncpus=%u\ncmdline=\"%s\"\n", m->name,
@@ -140,6 +163,9 @@ static void dump(const struct sim_machine *m)
             m->intel.socket_count);
         for (size_t i = 0; i < m->intel.socket_count && i < SIM_MAX_SOCKETS; i++)
                 socket(i, &m->intel.sockets[i]);
+        /* Only on AMD machines, so the others read as they always did. */
+        if (m->amd.present)
+                amd(&m->amd);
         printf("cpu_sicl:");
         for (size_t i = 0; i < sizeof(m->cpu_sicl); i++)
                 if (m->cpu_sicl[i])

@@ -339,6 +339,15 @@ static void test_bus_numbers(void **state)
 #define INTEL_VALID                                                                                \
         INTEL_M(DISC_OK, STACK("2", "0x15", IRP("0000:15:01.0", KIDS(EP("0000:16:00.0", "")))))
 
+/* A small AMD machine: one socket, its root complexes. */
+#define AMD_M(rcs)                                                                                 \
+        "{\"machine\": \"a\", \"cpus\": 8, \"amd\": {\"cpu_family\": \"0x1a\", "                   \
+        "\"cpu_model\": \"0x02\", \"sockets\": [{\"id\": 0, \"numa_node\": 0, \"cpus\": "          \
+        "\"0-7\", \"root_complexes\": [" rcs "]}]}}"
+#define RC(index, bus, extra, ports)                                                               \
+        "{\"index\": " index ", \"bus\": \"" bus "\"" extra ", \"root_ports\": [" ports "]}"
+#define ARP(bdf) "{\"bdf\": \"" bdf "\", \"vendor\": \"0x1022\", \"device\": \"0x153d\", " LINK4 "}"
+
 struct err_row {
         const char *name;
         const char *json;
@@ -346,6 +355,22 @@ struct err_row {
 };
 
 static const struct err_row err_rows[] = {
+    /* ---- AMD ---- */
+    {"amd: port off the root bus",
+     AMD_M(RC("0", "0x00", "", ARP("0000:20:01.1"))),
+     {"amd.sockets[0].root_complexes[0].root_ports[0].bdf: ", "root bus 0000:00"}},
+    {"amd: root complex index 8",
+     AMD_M(RC("8", "0x00", "", "")),
+     {"amd.sockets[0].root_complexes[0].index: "}},
+    {"amd: duplicate index",
+     AMD_M(RC("1", "0x00", "", "") "," RC("1", "0x20", "", "")),
+     {"amd.sockets[0].root_complexes[1].index: ", "already described"}},
+    {"amd: duplicate bus",
+     AMD_M(RC("1", "0x00", "", "") "," RC("2", "0x00", "", "")),
+     {"amd.sockets[0].root_complexes[1].bus: ", "also the root bus of root complex 1"}},
+    {"amd: remote share above 1",
+     AMD_M(RC("0", "0x00", ", \"remote_share\": 1.5", "")),
+     {"amd.sockets[0].root_complexes[0].remote_share: "}},
     /* ---- Intel ---- */
     {"intel: port off the stack bus",
      INTEL_M(DISC_OK, STACK("2", "0x15", IRP("0000:16:01.0", KIDS(EP("0000:17:00.0", ""))))),

@@ -95,6 +95,35 @@ static void print_port(const struct sample_set *set, const char *port)
         printf("%s\n", any ? "" : "  -");
 }
 
+/* Bandwidth counted per root complex rather than per Root Port (the
+ * `root_complex` label), with the utilisation where it is mapped. */
+static void print_root_complexes(const struct sample_set *set)
+{
+        for (size_t i = 0; i < set->count; i++) {
+                const struct pcie_sample *s = &set->samples[i];
+                const char *rc = cli_label(s, "root_complex"), *dir = cli_label(s, "direction");
+                const char *loc = cli_label(s, "locality");
+
+                if (strcmp(s->metric, "pcie_port_bandwidth_bytes_per_second") || !rc || !dir)
+                        continue;
+                printf("  root complex %-4s %-6s %s ", rc, loc ? loc : "", dir);
+                cli_print_rate(s->gauge);
+                for (size_t k = 0; k < set->count; k++) {
+                        const struct pcie_sample *u = &set->samples[k];
+                        const char *urc = cli_label(u, "root_complex"),
+                                   *udir = cli_label(u, "direction"),
+                                   *cap = cli_label(u, "capacity");
+
+                        if (!strcmp(u->metric, "pcie_port_utilization_ratio") && urc && udir &&
+                            cap && !strcmp(urc, rc) && !strcmp(udir, dir) && !strcmp(cap, "raw") &&
+                            loc && !strcmp(loc, "local"))
+                                printf("   util %5.1f%% (%s)", u->gauge * 100,
+                                       cli_label(u, "root_bus") ? cli_label(u, "root_bus") : "");
+                }
+                printf("\n");
+        }
+}
+
 /* One core's interval: its Root Ports (from pcie_pmu_info) and endpoints. */
 static void print_table(const struct engine_unit *unit, const struct sample_set *set)
 {
@@ -118,9 +147,15 @@ static void print_table(const struct engine_unit *unit, const struct sample_set 
         }
         for (const char *p = ports; *p; p++)
                 port_count += p == ports || p[-1] == ',';
-        printf("%s (SICL %s, core %s): %zu Root Port%s, counters cover %.0f%% of the time\n", pmu,
-               sicl, core, port_count, port_count == 1 ? "" : "s",
-               n ? 100 * coverage / (double)n : 0.0);
+        if (strcmp(sicl, "?") || strcmp(core, "?"))
+                printf(
+                    "%s (SICL %s, core %s): %zu Root Port%s, counters cover %.0f%% of the time\n",
+                    pmu, sicl, core, port_count, port_count == 1 ? "" : "s",
+                    n ? 100 * coverage / (double)n : 0.0);
+        else
+                printf("%s: counters cover %.0f%% of the time\n", pmu,
+                       n ? 100 * coverage / (double)n : 0.0);
+        print_root_complexes(set);
         for (const char *p = ports; *p;) {
                 size_t len = strcspn(p, ",");
 

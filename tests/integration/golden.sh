@@ -75,6 +75,9 @@ check plugin-kunpeng930-2p stream kunpeng930-2p -
 check plugin-kunpeng930-2p-basic stream kunpeng930-2p - Detail=basic
 check plugin-kunpeng930-misconfig stream kunpeng930-misconfig -
 check plugin-spr-2s stream spr-2s -
+check plugin-turin-2p-full stream turin-2p - Detail=full AMDDFRootComplexBus=0,3,0000:60
+check plugin-turin-2p stream turin-2p - AMDDFRootComplexBus=0,3,0000:60
+check plugin-turin-2p-basic stream turin-2p - Detail=basic AMDDFRootComplexBus=0,3,0000:60
 # The default detail publishes a subset of the full one, value for value
 # (the same measurements run), plus two aggregates: the machine's finding
 # counts and each PMU's worst coverage.
@@ -94,6 +97,8 @@ check pmu-kunpeng930-2p.json cli_json pmu --json --simulate kunpeng930-2p
 check pmu-kunpeng930-2p-5.17.json cli_json pmu --json --simulate kunpeng930-2p --kernel 5.17
 check pmu-kunpeng930-misconfig.json cli_json pmu --json --simulate kunpeng930-misconfig
 check pmu-kunpeng930-2p.txt cli pmu --simulate kunpeng930-2p --count 2
+check pmu-turin-2p.json cli_json pmu --json --simulate turin-2p
+check pmu-turin-2p.txt cli pmu --simulate turin-2p --count 2
 check iio-spr-2s.json cli_json iio --json --simulate spr-2s
 check iio-spr-2s-6.15.json cli_json iio --json --simulate spr-2s --kernel 6.15
 check iio-spr-2s.txt cli iio --simulate spr-2s --count 2

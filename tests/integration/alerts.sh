@@ -3,8 +3,9 @@
 # 1. promtool check rules, vmalert -dryRun, and promtool test rules on
 #    tests/alerts/pcie.rules.test.yml (firing and non-firing cases);
 # 2. live: collectd with pcie + remote_write on every simulated machine
-#    (kunpeng930-2p, kunpeng930-misconfig, spr-2s, and the synthetic
-#    alert-scenarios machine with a saturated link and a short burst), each
+#    (kunpeng930-2p, kunpeng930-misconfig, spr-2s, turin-2p with its root
+#    complexes mapped, and the synthetic alert-scenarios machine with a
+#    saturated link and a short burst), each
 #    under its own Hostname, into one real Prometheus 2.42 that evaluates a
 #    test copy of the rules (every `for:` 0s). Every alert expression must
 #    return exactly the series the machine descriptions say are wrong
@@ -104,13 +105,21 @@ check "prometheus is up with the rules" wait_http "$prom_url/-/ready" 30
 $am_available && check "alertmanager is up" wait_http "http://127.0.0.1:$am_port/-/ready" 30
 
 machines=("$top_srcdir/sim/machines/kunpeng930-2p.json" "$top_srcdir/sim/machines/kunpeng930-misconfig.json"
-	"$top_srcdir/sim/machines/spr-2s.json" "$top_srcdir/tests/fixtures/machines/alert-scenarios.json")
-hosts=(h-2p h-misconfig h-spr h-scenarios)
+	"$top_srcdir/sim/machines/spr-2s.json" "$top_srcdir/tests/fixtures/machines/alert-scenarios.json"
+	"$top_srcdir/sim/machines/turin-2p.json")
+hosts=(h-2p h-misconfig h-spr h-scenarios h-turin)
+# turin-2p: every IO root complex mapped to its root bus (AMD publishes no
+# map), so the saturated one (io3 of socket 0) has a utilisation.
+turin_maps=(-p 'AMDDFRootComplexBus 0 0 "0000:00"' -p 'AMDDFRootComplexBus 0 2 "0000:20"'
+	-p 'AMDDFRootComplexBus 0 1 "0000:40"' -p 'AMDDFRootComplexBus 0 3 "0000:60"'
+	-p 'AMDDFRootComplexBus 1 0 "0000:80"' -p 'AMDDFRootComplexBus 1 1 "0000:a0"')
 cpids=()
 t0=$(date +%s)
 for i in "${!machines[@]}"; do
 	h=${hosts[$i]}
-	pcie_collectd_conf "$rw_tmp/$h" "$h" "${machines[$i]}" -e prom "$prom_url"
+	extra=()
+	[ "$h" = h-turin ] && extra=("${turin_maps[@]}")
+	pcie_collectd_conf "$rw_tmp/$h" "$h" "${machines[$i]}" -e prom "$prom_url" "${extra[@]}"
 	"$COLLECTD" -f -C "$rw_tmp/$h/c.conf" >"$rw_tmp/$h/out" 2>&1 &
 	cpids+=($!)
 	rw_pids+=($!)
@@ -158,7 +167,10 @@ for group in yaml.safe_load(open(rules))["groups"]:
             m = s["metric"]
             if r["alert"].startswith("PCIeAER"):
                 m = dict(m, aer_severity=m.get("aer_severity", m.get("severity", "")))
-            key = ",".join(f"{k}={m[k]}" for k in keys(r["alert"]) if k in m)
+            k = keys(r["alert"])
+            if "root_complex" in m:  # AMD: a root complex, not a port
+                k = ("instance", "socket", "root_complex", "direction")
+            key = ",".join(f"{x}={m[x]}" for x in k if x in m)
             print(f"{r['alert']} {key}")
 PY
 check "every alert expression runs ($(head -c 200 "$rw_tmp/got.err"))" [ ! -s "$rw_tmp/got.err" ]
@@ -191,7 +203,7 @@ check "the descriptions name wrong things at all ($(wc -l <"$rw_tmp/want") expec
 v=$(qv "$prom_url" 'instance:pcie_links_downtrained:count{instance="h-misconfig"}' "$t")
 check "recording rule: one downtrained link on h-misconfig (got ${v:-none})" [ "$v" = 1 ]
 v=$(qv "$prom_url" 'count(instance:pcie_port_utilization_ratio:max)' "$t")
-check "recording rule: worst utilisation per host and direction ($v series: 3 Kunpeng hosts x 2)" [ "$v" = 6 ]
+check "recording rule: worst utilisation per host and direction ($v series: 3 Kunpeng hosts and turin x 2)" [ "$v" = 8 ]
 
 # ---- 3. Alertmanager to a webhook ----
 if $am_available; then

@@ -25,8 +25,8 @@ import urllib.error
 import urllib.parse
 import urllib.request
 
-KP2, KPM, SPR = "kunpeng930-2p", "kunpeng930-misconfig", "spr-2s"
-ALL = {KP2, KPM, SPR}
+KP2, KPM, SPR, TURIN = "kunpeng930-2p", "kunpeng930-misconfig", "spr-2s", "turin-2p"
+ALL = {KP2, KPM, SPR, TURIN}
 KUNPENG = {KP2, KPM}
 
 # Which simulated machines each panel is meant for: the dashboard's default
@@ -34,23 +34,24 @@ KUNPENG = {KP2, KPM}
 # return data for that host alone; on any other host it must return none.
 APPLIES = {
     "pciescope-fleet": (ALL, {
-        "Downtrained links": {KPM},  # the table; the stat (a count) is ALL
+        "Downtrained links": {KPM, TURIN},  # the table; the stat (a count) is ALL
         "Critical MPS/MRRS findings": {KPM},
         "PTT completion latency p99 (top 10)": KUNPENG,
-        "Lowest PMU coverage (bottom 10)": KUNPENG,
+        "Lowest PMU coverage (bottom 10)": KUNPENG | {TURIN},
         "Failing PTT windows (top 10)": KUNPENG,
     }),
     "pciescope-host": (ALL, {
         "Latency per class": KUNPENG,
         "TLP length mix (DMA writes)": KUNPENG,
         "Busiest endpoints": KUNPENG,
-        "Audit findings": {KPM},
+        "Audit findings": {KPM, TURIN},
     }),
     "pciescope-ptt": (KUNPENG, {}),
     "pciescope-intel-iio": ({SPR}, {}),
     "pciescope-collector": (ALL, {
-        "PMU coverage": KUNPENG,
-        "PMU measurements planned and counting": KUNPENG,
+        # The rotating plans: Kunpeng's hisi_pcie and Turin's amd_df.
+        "PMU coverage": KUNPENG | {TURIN},
+        "PMU measurements planned and counting": KUNPENG | {TURIN},
         "PTT window results": KUNPENG,
     }),
 }
@@ -257,6 +258,8 @@ def live(d, prom, vm, t, hosts, mdir):
             want = VAR_DASH_APPLIES.get((b["uid"], v["name"]), VAR_APPLIES.get(v["name"], default if v["name"] != "instance" else ALL))
             if v["name"] in ("pmu", "port") and b["uid"] == "pciescope-host":
                 want = ALL
+            if v["name"] == "port" and b["uid"] == "pciescope-host":
+                want = ALL - {TURIN}  # root complexes (root_complex), no Root Port
             for mach, h in sorted(host_of.items()):
                 try:
                     vals = label_values(prom, m.group(2), subst(m.group(1), rx(h)), t)

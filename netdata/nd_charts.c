@@ -39,10 +39,11 @@ struct nd_map {
 #define SECONDS   .units = "nanoseconds", .scale = 1e12, .divisor = 1000   /* picoseconds */
 #define PLAIN     .scale = 1, .divisor = 1
 
-/* Matched in order: the Intel rows (need "stack") before the Kunpeng ones
- * of the same family. Detail-only families (raw PMU counters, capacity,
- * cycles, policies) are deliberately not here: the chart set must not
- * depend on them. */
+/* A row with a `need` label the sample carries wins over the family's row
+ * without one (Intel's "stack", the AMD data fabric's "root_complex");
+ * otherwise the first row of the family. Detail-only families (raw PMU
+ * counters, capacity, cycles, policies) are deliberately not here: the
+ * chart set must not depend on them. */
 static const struct nd_map maps[] = {
     {.metric = "pcie_port_bandwidth_bytes_per_second",
      .need = "stack",
@@ -171,6 +172,25 @@ static const struct nd_map maps[] = {
      .scale = 1e9,
      .divisor = 10000000,
      .incremental = true},
+    /* Counted per IO root complex, not per Root Port (AMD data fabric). */
+    {.metric = "pcie_port_bandwidth_bytes_per_second",
+     .need = "root_complex",
+     .context = "root_complex_bandwidth",
+     .title = "PCIe DMA bandwidth per IO root complex",
+     .family = "bandwidth",
+     .type = "stacked",
+     .chart_by = {"socket", "root_complex"},
+     .dim_by = {"locality", "direction"},
+     BANDWIDTH},
+    {.metric = "pcie_port_utilization_ratio",
+     .need = "root_complex",
+     .context = "root_complex_utilization",
+     .title = "PCIe link utilisation per IO root complex",
+     .family = "bandwidth",
+     .type = "line",
+     .chart_by = {"socket", "root_complex"},
+     .dim_by = {"direction", "capacity"},
+     RATIO},
 };
 
 #define ND_LABELS 6
@@ -244,12 +264,16 @@ static void append_id(char *buf, size_t len, const char *part)
         buf[n] = '\0';
 }
 
+/* A row whose label the sample carries first (wherever it is in the table),
+ * then the family's row without one. */
 static const struct nd_map *map_of(const struct pcie_sample *s)
 {
-        for (size_t i = 0; i < sizeof(maps) / sizeof(maps[0]); i++)
-                if (!strcmp(maps[i].metric, s->metric) &&
-                    (!maps[i].need || pcie_sample_label(s, maps[i].need)))
-                        return &maps[i];
+        for (int pass = 0; pass < 2; pass++)
+                for (size_t i = 0; i < sizeof(maps) / sizeof(maps[0]); i++)
+                        if (!strcmp(maps[i].metric, s->metric) &&
+                            (pass ? !maps[i].need
+                                  : maps[i].need && pcie_sample_label(s, maps[i].need)))
+                                return &maps[i];
         return NULL;
 }
 

@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -37,23 +38,56 @@ struct world {
         struct hw_env env;
         struct pcie_topo *topo;
         struct amd_df *df;
+        char tmp_machine[64];
 };
 
-static void world_open(struct world *w)
+/* turin-2p, or a copy of it with @from replaced by @to (NULL: as shipped);
+ * the copy is removed by world_close. */
+static void world_open_as(struct world *w, const char *from, const char *to)
 {
         struct sim_opts so = {.machine_dir = MACHINES, .clock = fake_clock};
-        struct pcie_topo_opts to = {0};
+        struct pcie_topo_opts to_opts = {0};
+        const char *machine = "turin-2p";
         char msg[512] = "";
 
         memset(w, 0, sizeof(*w));
         log_text[0] = '\0';
         fake_now = 0;
-        if (sim_open("turin-2p", &so, &w->sim, msg, sizeof(msg)))
+        if (from) {
+                static char text[1 << 17], out[(1 << 17) + 256];
+                FILE *in = fopen(MACHINES "/turin-2p.json", "r"), *f;
+                char *at;
+                size_t n;
+                int fd;
+
+                assert_non_null(in);
+                n = fread(text, 1, sizeof(text) - 1, in);
+                fclose(in);
+                text[n] = '\0';
+                at = strstr(text, from);
+                if (!at)
+                        fail_msg("turin-2p.json has no %s to replace", from);
+                snprintf(out, sizeof(out), "%.*s%s%s", (int)(at - text), text, to,
+                         at + strlen(from));
+                snprintf(w->tmp_machine, sizeof(w->tmp_machine), "/tmp/turin-XXXXXX.json");
+                fd = mkstemps(w->tmp_machine, 5);
+                assert_true(fd >= 0);
+                f = fdopen(fd, "w");
+                fputs(out, f);
+                fclose(f);
+                machine = w->tmp_machine;
+        }
+        if (sim_open(machine, &so, &w->sim, msg, sizeof(msg)))
                 fail_msg("sim_open: %s", msg);
         hw_env_init_system(&w->env);
         w->env.log = capture_log;
         assert_int_equal(sim_env(w->sim, &w->env), 0);
-        assert_int_equal(pcie_topo_scan(&w->env, &to, &w->topo), 0);
+        assert_int_equal(pcie_topo_scan(&w->env, &to_opts, &w->topo), 0);
+}
+
+static void world_open(struct world *w)
+{
+        world_open_as(w, NULL, NULL);
 }
 
 static void world_close(struct world *w)
@@ -61,6 +95,8 @@ static void world_close(struct world *w)
         amd_df_free(w->df);
         pcie_topo_free(w->topo);
         sim_close(w->sim);
+        if (w->tmp_machine[0])
+                unlink(w->tmp_machine);
 }
 
 static const char *label_of(const struct pcie_sample *s, const char *name)
@@ -73,10 +109,6 @@ static const char *label_of(const struct pcie_sample *s, const char *name)
 
 static void test_encoding(void **state)
 {
-        struct perf_event_attr attr;
-        struct perf_pmu *pmu;
-        struct world w;
-
         (void)state;
         assert_int_equal(amd_df_event_code(0), 0x81f);
         assert_int_equal(amd_df_event_code(7), 0x9df);
@@ -86,8 +118,16 @@ static void test_encoding(void **state)
         assert_int_equal(amd_df_umask(AMD_DF_REMOTE, AMD_DF_WRITE), 0xbff);
         assert_int_equal(amd_df_umask(AMD_DF_ANY, AMD_DF_READ), 0xffe);
         assert_int_equal(amd_df_umask(AMD_DF_ANY, AMD_DF_WRITE), 0xfff);
-        world_open(&w);
-        assert_int_equal(perf_pmu_load(&w.env, "amd_df", &pmu), 0);
+}
+
+/* The events through the simulated PMU's format files (the simulated
+ * machine's tree is written once for this and the truth test). */
+static void check_attrs(struct world *w)
+{
+        struct perf_event_attr attr;
+        struct perf_pmu *pmu;
+
+        assert_int_equal(perf_pmu_load(&w->env, "amd_df", &pmu), 0);
         /* io_0 local read: code 0x81f -> config[7:0] 0x1f, [37:32] 0x8;
          * umask 0x7fe -> config[15:8] 0xfe, [27:24] 0x7. */
         assert_int_equal(amd_df_event_attr(pmu, 0, AMD_DF_LOCAL, AMD_DF_READ, &attr), 0);
@@ -97,7 +137,6 @@ static void test_encoding(void **state)
         assert_int_equal(attr.config, (0x8ULL << 32) | (0xbULL << 24) | 0xff00 | 0xdf);
         assert_int_equal(amd_df_event_attr(pmu, 8, AMD_DF_LOCAL, AMD_DF_READ, &attr), -EINVAL);
         perf_pmu_free(pmu);
-        world_close(&w);
 }
 
 static void test_plan_and_parse(void **state)
@@ -235,6 +274,7 @@ static void test_truth_all_at_once(void **state)
 
         (void)state;
         world_open(&w);
+        check_attrs(&w);
         amd_df_opts_default(&opts);
         opts.counters = 64;
         opts.detail = PCIE_DETAIL_FULL;
@@ -352,12 +392,35 @@ static void test_utilisation_mapped(void **state)
         world_close(&w);
 }
 
+/* A kernel whose umask field is 8 bits (no PerfMonV2 DF format) cannot
+ * express the 12-bit masks, and another CPU family has other events at
+ * these codes: nothing is counted, and the log says why. */
+static void test_not_counted(void **state)
+{
+        struct amd_df_opts opts;
+        struct world w;
+
+        (void)state;
+        amd_df_opts_default(&opts);
+        world_open_as(&w, "\"df_counters\": 16,", "\"df_counters\": 16, \"narrow_umask\": true,");
+        assert_int_equal(amd_df_discover(&w.env, w.topo, &opts, &w.df), 0);
+        assert_null(w.df);
+        assert_non_null(strstr(log_text, "PerfMonV2"));
+        world_close(&w);
+        world_open_as(&w, "\"cpu_family\": \"0x1a\"", "\"cpu_family\": \"0x19\"");
+        assert_int_equal(amd_df_discover(&w.env, w.topo, &opts, &w.df), 0);
+        assert_null(w.df);
+        assert_non_null(strstr(log_text, "family 0x19"));
+        world_close(&w);
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
             cmocka_unit_test(test_encoding),          cmocka_unit_test(test_plan_and_parse),
             cmocka_unit_test(test_truth_all_at_once), cmocka_unit_test(test_truth_rotating),
             cmocka_unit_test(test_truth_combined),    cmocka_unit_test(test_utilisation_mapped),
+            cmocka_unit_test(test_not_counted),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -26,6 +26,10 @@ static const struct prom_family_doc catalog[] = {
      "(PMU requester filter)"},
     {"pcie_device_info", "",
      "PCI function: IDs, class, port type, parent, Root Port, NUMA node and names"},
+    {"pcie_df_beats_total", "",
+     "Raw count of AMD data fabric upstream DMA beats (64 bytes) of an IO root complex"},
+    {"pcie_df_root_complex_info", "",
+     "AMD IO root complex of the data fabric PMU: socket, root buses and mapping"},
     {"pcie_functions", "", "PCI functions reported after Device/IgnoreDevice"},
     {"pcie_iio_bw_out_estimate_bytes_per_second", "bytes_per_second",
      "Estimated outbound bandwidth of an IIO stack part (bw_out counters, kernels before "

@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * cmd_pmu.c - `pciescope pmu`: count with every hisi_pcie PMU for a few
- * intervals and print per-port bandwidth, utilisation and latency.
+ * cmd_pmu.c - `pciescope pmu`: count with every per-port PCIe PMU
+ * (hisi_pcie, dwc_rootport) for a few intervals and print per-port
+ * bandwidth, utilisation and latency.
  *
- * It runs the engine the collectd plugin runs, with the hisi_pcie source
- * only and in manual mode (every core ticks on this thread), and prints
- * the samples each core publishes.
+ * It runs the engine the collectd plugin runs, with those sources only
+ * and in manual mode (every unit ticks on this thread), and prints the
+ * samples each unit publishes.
  */
 #define _GNU_SOURCE
 #include <json-c/json.h>
@@ -36,10 +37,25 @@ static const struct pcie_sample *find(const struct sample_set *set, const char *
 static void print_direction(const struct sample_set *set, const char *port, const char *dir)
 {
         static const char *const tlps[] = {"mwr", "mrd", "cpl"};
+        const struct pcie_sample *all = NULL;
         char key[16];
 
+        /* A PMU that counts a direction as a whole (tlp "all"). */
+        for (size_t i = 0; i < set->count && !all; i++) {
+                const struct pcie_sample *c = &set->samples[i];
+                const char *p = cli_label(c, "port"), *d = cli_label(c, "direction"),
+                           *t = cli_label(c, "tlp");
+
+                if (!strcmp(c->metric, "pcie_port_bandwidth_bytes_per_second") && p &&
+                    !strcmp(p, port) && d && !strcmp(d, dir) && t && !strcmp(t, "all"))
+                        all = c;
+        }
         printf("    %s ", dir);
-        for (size_t t = 0; t < 3; t++) {
+        if (all) {
+                printf(" all ");
+                cli_print_rate(all->gauge);
+        }
+        for (size_t t = 0; t < 3 && !all; t++) {
                 const struct pcie_sample *s = NULL;
 
                 snprintf(key, sizeof(key), "%s_%s", dir, tlps[t]);
@@ -95,32 +111,42 @@ static void print_port(const struct sample_set *set, const char *port)
         printf("%s\n", any ? "" : "  -");
 }
 
-/* One core's interval: its Root Ports (from pcie_pmu_info) and endpoints. */
-static void print_table(const struct engine_unit *unit, const struct sample_set *set)
+/* The mean coverage the PMU named @pmu reports (one value below full
+ * detail, one per measurement at full), or -1. */
+static double pmu_coverage(const struct sample_set *set, const char *pmu)
 {
-        const char *pmu = engine_unit_name(unit), *sicl = "?", *core = "?", *ports = "";
-        double coverage = 0;
-        size_t n = 0, port_count = 0;
-        char port[PCI_BDF_LEN];
+        double sum = 0;
+        size_t n = 0;
 
         for (size_t i = 0; i < set->count; i++) {
                 const struct pcie_sample *s = &set->samples[i];
+                const char *label = cli_label(s, "pmu");
 
-                if (!strcmp(s->metric, "pcie_pmu_coverage_ratio")) {
-                        coverage += s->gauge;
+                if (!strcmp(s->metric, "pcie_pmu_coverage_ratio") && label && !strcmp(label, pmu)) {
+                        sum += s->gauge;
                         n++;
-                } else if (!strcmp(s->metric, "pcie_pmu_info")) {
-                        pmu = s->instance;
-                        sicl = cli_label(s, "sicl") ? cli_label(s, "sicl") : "?";
-                        core = cli_label(s, "core") ? cli_label(s, "core") : "?";
-                        ports = cli_label(s, "ports") ? cli_label(s, "ports") : "";
                 }
         }
+        return n ? sum / (double)n : -1;
+}
+
+/* One PMU of a unit's interval (a core of hisi_pcie, a Root Port of a
+ * DesignWare PMU): its Root Ports (from pcie_pmu_info) and endpoints. */
+static void print_pmu(const struct sample_set *set, const struct pcie_sample *info)
+{
+        const char *sicl = cli_label(info, "sicl"), *core = cli_label(info, "core");
+        const char *ports = cli_label(info, "ports") ? cli_label(info, "ports") : "";
+        double coverage = pmu_coverage(set, info->instance);
+        size_t port_count = 0;
+        char port[PCI_BDF_LEN], where[64] = "";
+
         for (const char *p = ports; *p; p++)
                 port_count += p == ports || p[-1] == ',';
-        printf("%s (SICL %s, core %s): %zu Root Port%s, counters cover %.0f%% of the time\n", pmu,
-               sicl, core, port_count, port_count == 1 ? "" : "s",
-               n ? 100 * coverage / (double)n : 0.0);
+        if (sicl || core)
+                snprintf(where, sizeof(where), " (SICL %s, core %s)", sicl ? sicl : "?",
+                         core ? core : "?");
+        printf("%s%s: %zu Root Port%s, counters cover %.0f%% of the time\n", info->instance, where,
+               port_count, port_count == 1 ? "" : "s", coverage < 0 ? 0.0 : 100 * coverage);
         for (const char *p = ports; *p;) {
                 size_t len = strcspn(p, ",");
 
@@ -128,6 +154,20 @@ static void print_table(const struct engine_unit *unit, const struct sample_set 
                 print_port(set, port);
                 p += len + (p[len] == ',');
         }
+}
+
+static void print_table(const struct engine_unit *unit, const struct sample_set *set)
+{
+        bool any = false;
+
+        for (size_t i = 0; i < set->count; i++) {
+                if (!strcmp(set->samples[i].metric, "pcie_pmu_info")) {
+                        print_pmu(set, &set->samples[i]);
+                        any = true;
+                }
+        }
+        if (!any)
+                printf("%s: no counters yet\n", engine_unit_name(unit));
         for (size_t i = 0; i < set->count; i++) {
                 const struct pcie_sample *s = &set->samples[i];
 
@@ -162,8 +202,9 @@ int cmd_pmu(const struct cli_opts *opts, struct engine *e)
         struct pmu_print pp = {opts, NULL};
         size_t started;
 
-        if (engine_unit_count(e, ENGINE_SOURCE_HISI_PCIE, &started) == 0) {
-                cli_error("no HiSilicon PCIe PMU (hisi_pcie*) on this machine; "
+        if (engine_unit_count(e, ENGINE_SOURCE_HISI_PCIE | ENGINE_SOURCE_DWC_PCIE, &started) == 0) {
+                cli_error("no HiSilicon PCIe PMU (hisi_pcie*) and no DesignWare PCIe PMU "
+                          "(dwc_rootport_*) on this machine; "
                           "`pciescope pmu --simulate kunpeng930-2p` shows a simulated one "
                           "(on Intel Xeon: `pciescope iio`)");
                 return CLI_EXIT_ERROR;

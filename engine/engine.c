@@ -22,6 +22,7 @@
 static const struct engine_source *const sources[] = {
     &engine_source_monitor,   &engine_source_uncore,    &engine_source_ptt_tune,
     &engine_source_hisi_pcie, &engine_source_intel_iio, &engine_source_ptt,
+    &engine_source_dwc_pcie,
 };
 #define SOURCE_COUNT (sizeof(sources) / sizeof(sources[0]))
 
@@ -487,11 +488,14 @@ int engine_start(struct engine *e)
         if (err)
                 return err;
         if (e->cfg->collect_pmu && !e->cfg->pci_dump && threaded_units(e) == 0 &&
-            (!e->host.sources || (e->host.sources & (ENGINE_SOURCE_HISI_PCIE |
-                                                     ENGINE_SOURCE_INTEL_IIO | ENGINE_SOURCE_PTT))))
+            (!e->host.sources ||
+             (e->host.sources & (ENGINE_SOURCE_HISI_PCIE | ENGINE_SOURCE_INTEL_IIO |
+                                 ENGINE_SOURCE_PTT | ENGINE_SOURCE_DWC_PCIE))))
                 hw_logf(&e->env, HW_LOG_INFO,
                         "no HiSilicon PCIe PMU (hisi_pcie*), no PTT device (hisi_ptt*) and no "
-                        "Intel IIO free-running PMU found; PMU counters off");
+                        "Intel IIO free-running PMU and no DesignWare PCIe PMU (dwc_rootport_*) "
+                        "found; PMU "
+                        "counters off");
         for (size_t i = 0; i < e->unit_count; i++) {
                 struct engine_unit *u = e->units[i];
 

@@ -44,6 +44,7 @@ enum {
         ENGINE_SOURCE_HISI_PCIE = 1u << 3, /* HiSilicon PCIe PMU, per core */
         ENGINE_SOURCE_INTEL_IIO = 1u << 4, /* Intel IIO bandwidth, per socket */
         ENGINE_SOURCE_PTT = 1u << 5,       /* PTT trace windows, per device */
+        ENGINE_SOURCE_DWC_PCIE = 1u << 6,  /* Synopsys DWC PCIe PMU, per Root Port */
 };
 
 /* What the host gives the engine. */

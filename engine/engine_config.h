@@ -21,6 +21,7 @@
 #include <stdint.h>
 
 #include "bdf_match.h"
+#include "dwc_pcie.h"
 #include "hisi_pcie_core.h"
 #include "intel_iio.h"
 #include "pcie_monitor.h"
@@ -51,6 +52,10 @@ struct engine_config {
         bool collect_iio;
         struct intel_iio_opts iio;
         bool collect_uncore;
+
+        /* Synopsys DesignWare PCIe PMU. */
+        bool collect_dwc;
+        struct dwc_pcie_opts dwc;
 
         /* HiSilicon PTT. */
         bool collect_trace;

@@ -116,5 +116,6 @@ extern const struct engine_source engine_source_ptt_tune;
 extern const struct engine_source engine_source_hisi_pcie;
 extern const struct engine_source engine_source_intel_iio;
 extern const struct engine_source engine_source_ptt;
+extern const struct engine_source engine_source_dwc_pcie;
 
 #endif /* PCIESCOPE_ENGINE_SOURCE_H */

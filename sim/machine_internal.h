@@ -194,6 +194,8 @@ int parse_core(struct ctx *c, json_object *o, const char *path, unsigned int sic
                int sicl_cpu);
 int check_cores(struct ctx *c);
 int parse_intel(struct ctx *c, json_object *o);
+/* "root_complexes": DesignWare Root Ports (machine_pmu.c). */
+int parse_dwc(struct ctx *c, json_object *v);
 
 /* ---- machine_workload.c ---- */
 

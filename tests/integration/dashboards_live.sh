@@ -1,7 +1,7 @@
 #!/bin/bash
 # dashboards_live.sh - the dashboards on live data (issue 13), also the
-# fleet run: three collectd daemons with the pcie plugin on the three
-# simulated machines (distinct Hostnames) write through remote_write into
+# fleet run: four collectd daemons with the pcie plugin on the four
+# simulated machines (Kunpeng x2, Sapphire Rapids, Yitian 710 with DWC PMUs) (distinct Hostnames) write through remote_write into
 # ONE real Prometheus 2.42 and one VictoriaMetrics 1.79. Then every panel
 # query of the committed dashboards/grafana/*.json (template variables
 # substituted) must return data for the host of each machine it is meant for
@@ -50,8 +50,9 @@ conf spr-2s spr-01 \
 	'IIOStackBus "uncore_iio_free_running_2" 0 "0000:15"' \
 	'IIOStackBus "uncore_iio_free_running_4" 0 "0000:26"' \
 	'IIOStackBus "uncore_iio_6" 0 "0000:37"'
+conf yitian710-1p yt-01
 pids=()
-for h in kp-2p-01 kp-misconfig-01 spr-01; do
+for h in kp-2p-01 kp-misconfig-01 spr-01 yt-01; do
 	"$COLLECTD" -f -C "$rw_tmp/$h/c.conf" >"$rw_tmp/$h/out" 2>&1 &
 	pids+=("$!")
 	rw_pids+=("$!")
@@ -63,7 +64,7 @@ for p in "${pids[@]}"; do
 	kill "$p" 2>/dev/null
 	wait "$p" 2>/dev/null
 done
-for h in kp-2p-01 kp-misconfig-01 spr-01; do
+for h in kp-2p-01 kp-misconfig-01 spr-01 yt-01; do
 	check "$h: collectd logged no errors" eval "! grep -q '\\[error\\]' '$rw_tmp/$h/c.log'"
 	grep '\[error\]' "$rw_tmp/$h/c.log" | head -3 | sed 's/^/# /'
 done
@@ -72,7 +73,7 @@ sleep 2 # VictoriaMetrics makes fresh samples searchable after a moment
 while IFS=$'\t' read -r st desc; do
 	check "$desc" [ "$st" = ok ]
 done < <("$PYTHON3" "$CHECK" live "$BOARDS" "$prom_url" "$vm_url" "$t" \
-	kp-2p-01=kunpeng930-2p kp-misconfig-01=kunpeng930-misconfig spr-01=spr-2s \
+	kp-2p-01=kunpeng930-2p kp-misconfig-01=kunpeng930-misconfig spr-01=spr-2s yt-01=yitian710-1p \
 	--machines "$top_srcdir/sim/machines" || echo "not ok	dashboards_check.py live exited $?")
 
 if [ -n "$DASHBOARDS_PICTURES" ]; then

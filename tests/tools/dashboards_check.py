@@ -26,7 +26,8 @@ import urllib.parse
 import urllib.request
 
 KP2, KPM, SPR = "kunpeng930-2p", "kunpeng930-misconfig", "spr-2s"
-ALL = {KP2, KPM, SPR}
+YIT = "yitian710-1p"  # Synopsys DWC PMUs (dwc_rootport_*)
+ALL = {KP2, KPM, SPR, YIT}
 KUNPENG = {KP2, KPM}
 
 # Which simulated machines each panel is meant for: the dashboard's default
@@ -34,10 +35,10 @@ KUNPENG = {KP2, KPM}
 # return data for that host alone; on any other host it must return none.
 APPLIES = {
     "pciescope-fleet": (ALL, {
-        "Downtrained links": {KPM},  # the table; the stat (a count) is ALL
+        "Downtrained links": {KPM, YIT},  # the table; the stat (a count) is ALL
         "Critical MPS/MRRS findings": {KPM},
         "PTT completion latency p99 (top 10)": KUNPENG,
-        "Lowest PMU coverage (bottom 10)": KUNPENG,
+        "Lowest PMU coverage (bottom 10)": KUNPENG | {YIT},
         "Failing PTT windows (top 10)": KUNPENG,
     }),
     "pciescope-host": (ALL, {
@@ -49,7 +50,7 @@ APPLIES = {
     "pciescope-ptt": (KUNPENG, {}),
     "pciescope-intel-iio": ({SPR}, {}),
     "pciescope-collector": (ALL, {
-        "PMU coverage": KUNPENG,
+        "PMU coverage": KUNPENG | {YIT},
         "PMU measurements planned and counting": KUNPENG,
         "PTT window results": KUNPENG,
     }),

@@ -3,7 +3,8 @@
 # 1. promtool check rules, vmalert -dryRun, and promtool test rules on
 #    tests/alerts/pcie.rules.test.yml (firing and non-firing cases);
 # 2. live: collectd with pcie + remote_write on every simulated machine
-#    (kunpeng930-2p, kunpeng930-misconfig, spr-2s, and the synthetic
+#    (kunpeng930-2p, kunpeng930-misconfig, spr-2s, yitian710-1p with the
+#    DesignWare PMUs and a saturated E810 port, and the synthetic
 #    alert-scenarios machine with a saturated link and a short burst), each
 #    under its own Hostname, into one real Prometheus 2.42 that evaluates a
 #    test copy of the rules (every `for:` 0s). Every alert expression must
@@ -104,8 +105,9 @@ check "prometheus is up with the rules" wait_http "$prom_url/-/ready" 30
 $am_available && check "alertmanager is up" wait_http "http://127.0.0.1:$am_port/-/ready" 30
 
 machines=("$top_srcdir/sim/machines/kunpeng930-2p.json" "$top_srcdir/sim/machines/kunpeng930-misconfig.json"
-	"$top_srcdir/sim/machines/spr-2s.json" "$top_srcdir/tests/fixtures/machines/alert-scenarios.json")
-hosts=(h-2p h-misconfig h-spr h-scenarios)
+	"$top_srcdir/sim/machines/spr-2s.json" "$top_srcdir/tests/fixtures/machines/alert-scenarios.json"
+	"$top_srcdir/sim/machines/yitian710-1p.json")
+hosts=(h-2p h-misconfig h-spr h-scenarios h-yitian)
 cpids=()
 t0=$(date +%s)
 for i in "${!machines[@]}"; do
@@ -191,7 +193,7 @@ check "the descriptions name wrong things at all ($(wc -l <"$rw_tmp/want") expec
 v=$(qv "$prom_url" 'instance:pcie_links_downtrained:count{instance="h-misconfig"}' "$t")
 check "recording rule: one downtrained link on h-misconfig (got ${v:-none})" [ "$v" = 1 ]
 v=$(qv "$prom_url" 'count(instance:pcie_port_utilization_ratio:max)' "$t")
-check "recording rule: worst utilisation per host and direction ($v series: 3 Kunpeng hosts x 2)" [ "$v" = 6 ]
+check "recording rule: worst utilisation per host and direction ($v series: 3 Kunpeng hosts and the Yitian x 2)" [ "$v" = 8 ]
 
 # ---- 3. Alertmanager to a webhook ----
 if $am_available; then

@@ -12,7 +12,8 @@
  *   per type shared in time);
  * - the collector on the machine under a fake clock: rx in the first half
  *   of every interval, tx in the second, each rate within 1 % of the
- *   ground truth of its slice, coverage 0.5, under both naming schemes,
+ *   ground truth of its slice, coverage 0.5, under both naming schemes
+ *   (and a BDF name two segments share, resolved by the PMU's parent),
  *   and the saturated port's utilisation close to 1, never above.
  */
 #define _GNU_SOURCE
@@ -454,6 +455,69 @@ static void test_collector_bdf_names(void **state)
         run_collector("6.9");
 }
 
+/* Before 6.12 two segments with the same Root Port BDF clash: the first
+ * port's PMU takes the name, the second gets none, and the collector must
+ * map the name to the port the PMU hangs below, not to the first match. */
+static const char clash_machine[] =
+    "{\"machine\": \"clash\", \"kernel\": \"6.9\", \"cpus\": 4,\n"
+    " \"root_complexes\": [\n"
+    "  {\"id\": 0, \"numa_node\": 0, \"cpu\": 0, \"root_ports\": [\n"
+    "   {\"bdf\": \"0001:30:03.0\", \"vendor\": \"0x1ded\", \"device\": \"0x8000\",\n"
+    "    \"link\": {\"max_speed\": \"32GT/s\", \"max_width\": 4}, \"secondary\": 49}]},\n"
+    "  {\"id\": 1, \"numa_node\": 0, \"cpu\": 1, \"root_ports\": [\n"
+    "   {\"bdf\": \"0000:30:03.0\", \"vendor\": \"0x1ded\", \"device\": \"0x8000\",\n"
+    "    \"link\": {\"max_speed\": \"32GT/s\", \"max_width\": 4}, \"secondary\": 49}]}]}\n";
+
+static void test_bdf_clash_by_parent(void **state)
+{
+        const struct dwc_pcie_opts opts = {.detail = PCIE_DETAIL_DEFAULT};
+        struct sim_opts so = {.clock = fake_clock};
+        struct sample_set set = SAMPLE_SET_INIT;
+        struct pcie_topo_opts to = {0};
+        struct pcie_topo *topo = NULL;
+        struct dwc_pcie *d = NULL;
+        char path[] = "/tmp/dwc-clash-XXXXXX.json", msg[512] = "";
+        struct hw_env env;
+        struct sim *sim;
+        int fd, read_err;
+        bool found = false;
+
+        (void)state;
+        fd = mkstemps(path, 5);
+        assert_true(fd >= 0);
+        assert_int_equal(write(fd, clash_machine, sizeof(clash_machine) - 1),
+                         (ssize_t)sizeof(clash_machine) - 1);
+        close(fd);
+        fake_now = 1000;
+        if (sim_open(path, &so, &sim, msg, sizeof(msg)))
+                fail_msg("sim_open: %s", msg);
+        unlink(path);
+        hw_env_init_system(&env);
+        env.log = capture_log;
+        assert_int_equal(sim_env(sim, &env), 0);
+        assert_int_equal(pcie_topo_scan(&env, &to, &topo), 0);
+        assert_int_equal(dwc_pcie_discover(&env, topo, &opts, 2, &d), 0);
+        assert_non_null(d);
+        assert_int_equal(dwc_pcie_port_count(d), 1);
+        assert_int_equal(dwc_pcie_start(d, fake_now), 0);
+        fake_now += 1;
+        assert_int_equal(dwc_pcie_tick(d, fake_now, &set, &read_err), 0);
+        fake_now += 1;
+        assert_int_equal(dwc_pcie_tick(d, fake_now, &set, &read_err), 1);
+        for (size_t i = 0; i < set.count; i++) {
+                if (strcmp(set.samples[i].metric, "pcie_pmu_info"))
+                        continue;
+                assert_string_equal(pcie_sample_label(&set.samples[i], "pmu"), "dwc_rootport_3018");
+                assert_string_equal(pcie_sample_label(&set.samples[i], "ports"), "0001:30:03.0");
+                found = true;
+        }
+        assert_true(found);
+        dwc_pcie_free(d);
+        sample_set_free(&set);
+        pcie_topo_free(topo);
+        sim_close(sim);
+}
+
 static void test_no_pmu_before_6_8(void **state)
 {
         const struct dwc_pcie_opts opts = {0};
@@ -477,7 +541,8 @@ int main(void)
             cmocka_unit_test(test_parse_name),          cmocka_unit_test(test_match_port),
             cmocka_unit_test(test_read_bound),          cmocka_unit_test(test_tree_per_kernel),
             cmocka_unit_test(test_driver_rules),        cmocka_unit_test(test_collector_sbdf_names),
-            cmocka_unit_test(test_collector_bdf_names), cmocka_unit_test(test_no_pmu_before_6_8),
+            cmocka_unit_test(test_collector_bdf_names), cmocka_unit_test(test_bdf_clash_by_parent),
+            cmocka_unit_test(test_no_pmu_before_6_8),
         };
 
         return cmocka_run_group_tests(tests, NULL, NULL);

@@ -28,22 +28,11 @@ trap 'rm -rf "$tmp"' EXIT
 	echo "1..0 # SKIP $tool was not built"
 	exit 77
 }
-for machine in kunpeng930-2p kunpeng930-misconfig spr-2s; do
-	for detail in basic default full; do
-		if ! "$tool" --series "$top/sim/machines/$machine.json" - 40 "Detail=$detail" \
-			>"$tmp/$machine.$detail" 2>"$tmp/err"; then
-			echo "not ok 1 - golden_stream --series $machine Detail=$detail failed: $(head -c 300 "$tmp/err")"
-			echo "1..1"
-			exit 1
-		fi
-	done
-done
-
 # Machines with a row of totals of their own (one line per machine).
 per_machine=(
 	yitian710-1p
 )
-for machine in "${per_machine[@]}"; do
+for machine in kunpeng930-2p kunpeng930-misconfig spr-2s "${per_machine[@]}"; do
 	for detail in basic default full; do
 		if ! "$tool" --series "$top/sim/machines/$machine.json" - 40 "Detail=$detail" \
 			>"$tmp/$machine.$detail" 2>"$tmp/err"; then

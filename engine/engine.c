@@ -6,6 +6,7 @@
 #include "engine.h"
 
 #include <errno.h>
+#include <stdarg.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -359,6 +360,35 @@ void engine_schedule_ticked(struct engine_schedule *s, double now)
         s->next += s->interval;
         if (now > s->next + s->interval)
                 s->next = now;
+}
+
+void engine_complain(const struct hw_env *env, struct engine_complaint *c, const char *fmt, ...)
+{
+        char msg[1024];
+        va_list ap;
+
+        if (c->shown)
+                return;
+        c->shown = true;
+        va_start(ap, fmt);
+        vsnprintf(msg, sizeof(msg), fmt, ap);
+        va_end(ap);
+        hw_logf(env, HW_LOG_WARNING, "%s", msg);
+}
+
+void engine_complaint_clear(const struct hw_env *env, struct engine_complaint *c,
+                            const char *fmt, ...)
+{
+        char msg[1024];
+        va_list ap;
+
+        if (!c->shown)
+                return;
+        c->shown = false;
+        va_start(ap, fmt);
+        vsnprintf(msg, sizeof(msg), fmt, ap);
+        va_end(ap);
+        hw_logf(env, HW_LOG_INFO, "%s", msg);
 }
 
 /* ---- running units ---- */

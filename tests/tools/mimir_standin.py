@@ -229,7 +229,7 @@ def ingest(tenant, series):
             if stored and ts < stored[-1][0]:
                 first_err = first_err or (400, OOO_MSG % (tenant, when, series_text(labels)), "out_of_order")
             elif stored and ts == stored[-1][0]:
-                if v != stored[-1][1]:
+                if struct.pack("<d", v) != struct.pack("<d", stored[-1][1]):  # bit for bit, as the TSDB
                     first_err = first_err or (400, DUP_MSG % (tenant, when, series_text(labels)), "duplicate")
             else:
                 stored.append((ts, v))

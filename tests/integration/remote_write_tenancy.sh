@@ -13,7 +13,10 @@
 #  2. vmauth routes two tenants (by their bearer token: vmauth 1.79 routes
 #     by credential only) to two nodes and adds X-Scope-OrgID, the
 #     authenticating gateway Mimir's docs ask for: each tenant's samples
-#     all in its node, none in the other; no token: 401, counted;
+#     all in its node, none in the other; no token: 401, counted; a third
+#     tenant through vmauth to the Mimir stand-in (mimir_standin.py): the
+#     sender sends no X-Scope-OrgID, vmauth's is the one Mimir files the
+#     samples under;
 #  3. `pciescope fleet` with three --url spreads its hosts over the three
 #     nodes by rw_shard (jump consistent hash of instance): each host's
 #     series all in the node the hash names (computed here independently)
@@ -46,10 +49,17 @@ aport=$(free_port)
 rw_pids+=($!)
 check "vmagent is up" wait_http "http://127.0.0.1:$aport/health" 20
 
-# vmauth: one bearer token per tenant, each to its own node.
+# The Mimir stand-in behind vmauth for the third tenant.
+mport=$(free_port)
+"$PYTHON3" "$top_srcdir/tests/tools/mimir_standin.py" "$mport" "$rw_tmp/mimir.log" 2>"$rw_tmp/mimir.err" &
+rw_pids+=($!)
+mimir_url="http://127.0.0.1:$mport"
+check "the Mimir stand-in is up" wait_http "$mimir_url/standin/series?tenant=x" 20
+# vmauth: one bearer token per tenant, each to its own store.
 printf 'tenant-a-token\n' >"$rw_tmp/tok-a"
 printf 'tenant-b-token\n' >"$rw_tmp/tok-b"
-chmod 600 "$rw_tmp/tok-a" "$rw_tmp/tok-b"
+printf 'tenant-c-token\n' >"$rw_tmp/tok-c"
+chmod 600 "$rw_tmp/tok-a" "$rw_tmp/tok-b" "$rw_tmp/tok-c"
 cat >"$rw_tmp/auth.yml" <<EOF
 users:
 - bearer_token: "tenant-a-token"
@@ -60,6 +70,10 @@ users:
   url_prefix: "$vm_b_url"
   headers:
   - "X-Scope-OrgID: tenant-b"
+- bearer_token: "tenant-c-token"
+  url_prefix: "$mimir_url"
+  headers:
+  - "X-Scope-OrgID: tenant-c"
 EOF
 uport=$(free_port)
 "$VMAUTH" -httpListenAddr="127.0.0.1:$uport" -auth.config="$rw_tmp/auth.yml" >"$rw_tmp/vmauth.log" 2>&1 &
@@ -90,7 +104,10 @@ send ub "http://127.0.0.1:$uport/api/v1/write" --bearer-token-file "$rw_tmp/tok-
 s4=$!
 send un "http://127.0.0.1:$uport/api/v1/write" --hosts 1 &
 s5=$!
-wait $s1 $s2 $s3 $s4 $s5
+send uc "http://127.0.0.1:$uport/api/v1/push" --bearer-token-file "$rw_tmp/tok-c" &
+s6=$!
+wait $s1 $s2 $s3 $s4 $s5 $s6
+curl -sf "$mimir_url/standin/series?tenant=tenant-c" >"$rw_tmp/mimir-c.series"
 wait $fpid
 frc=$?
 check "pciescope fleet ended with 0 (every sample accepted; got $frc)" [ "$frc" = 0 ]
@@ -143,6 +160,12 @@ un = js("un.json")
 out(un.get("pushed", 0) > 0 and un.get("dropped_http_4xx") == un.get("pushed")
     and not any(k[0].startswith("un-") for m in "abc" for k in nodes[m]),
     "vmauth without a token: all %s samples refused (401), counted as http_4xx, stored nowhere" % un.get("pushed"))
+uc, mc = js("uc.json"), js("mimir-c.series")
+want = {'rwsend_seq{instance="uc-%04d", series="%03d"}' % (h, i) for h in range(2) for i in range(10)}
+good = [k for k in want if [v for _, v in mc.get(k, [])] == [float(i + 1) for i in range(uc.get("ticks", -1))]]
+out(set(mc) == want and len(good) == len(want) and uc.get("dropped") == 0,
+    "vmauth tenant-c to the Mimir stand-in: all %d series filed under vmauth's X-Scope-OrgID tenant-c, every sample once (%d good)"
+    % (len(want), len(good)))
 routed = [l.split() for l in open(os.path.join(d, "vminsert.log")) if l.strip()]
 out(routed and {r[2] for r in routed} == {"1", "2"} and all(r[1] == "204" for r in routed),
     "vmagent forwarded to /insert/<accountID>/prometheus/api/v1/write for accounts 1 and 2, all answered 204 (%d requests)" % len(routed))

@@ -33,6 +33,24 @@ enum pcie_metric_kind {
 const char *pcie_metric_kind_name(enum pcie_metric_kind kind);
 
 /*
+ * A metric family: one row of metrics/families.spec. The table of every
+ * family (pcie_families[], PCIE_FAM_<NAME> for pcie_<name>) is made from
+ * the spec at build time (pcie_families.h); sources pass one to
+ * sample_init, hosts read what they need of it (the collectd plugin its
+ * data set, the writers HELP and UNIT).
+ */
+struct pcie_family {
+        const char *name; /* Prometheus family name: counters end in _total */
+        enum pcie_metric_kind kind;
+        const char *unit;          /* OpenMetrics unit, "" for a plain count */
+        const char *help;          /* one line */
+        const char *collectd_type; /* data set of the pcie plugin, or NULL */
+        const char *netdata;       /* pcie.plugin chart contexts, space-separated, or "" */
+        /* A histogram's series names (NULL for other kinds). */
+        const char *bucket, *sum, *count;
+};
+
+/*
  * How many series a source publishes (the Detail option; docs/metrics.md
  * has the budget of each level). DEFAULT is 0 so that options set up by
  * memset() or a designated initializer get the fleet default.

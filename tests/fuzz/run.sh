@@ -59,7 +59,14 @@ if ! "$CLANG" -fsanitize=fuzzer,address,undefined "$work/probe.c" -o "$work/prob
 	exit 77
 fi
 
-CFLAGS="-g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -I$top/collectors ${FUZZ_CFLAGS:-}"
+# The family table and the catalog a build makes from metrics/families.spec.
+mkdir -p "$work/gen" || exit 1
+for out in header:pcie_families.h table:pcie_families.c catalog:prom_catalog_table.h; do
+	awk -v out="${out%%:*}" -f "$top/metrics/gen_families.awk" "$top/metrics/families.spec" \
+		>"$work/gen/${out#*:}" || { echo "FAIL metrics/families.spec does not generate"; exit 1; }
+done
+
+CFLAGS="-g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -I$top/collectors -I$work/gen ${FUZZ_CFLAGS:-}"
 
 # collectors/*.c as one instrumented archive, for targets that need the
 # rest of the library around the parser they fuzz (built on first use).
@@ -67,7 +74,7 @@ collectors_lib() {
 	local lib="$work/collectors/libcollectors.a" src obj objs=()
 	[ -f "$lib" ] && { echo "$lib"; return 0; }
 	mkdir -p "$work/collectors"
-	for src in "$top"/collectors/*.c; do
+	for src in "$top"/collectors/*.c "$work/gen/pcie_families.c"; do
 		obj="$work/collectors/$(basename "$src" .c).o"
 		# shellcheck disable=SC2086
 		"$CLANG" ${CFLAGS/-fsanitize=fuzzer,/-fsanitize=fuzzer-no-link,} -c "$src" -o "$obj" \

@@ -127,7 +127,7 @@ function parse(   i, line, key, n) {
 			if (k == "type" || k == "unit" || k == "collectd" || k == "detail")
 				fail("family " f ": " k " belongs to the family's first row")
 	}
-	if ("netdata" in rec)
+	if ("netdata" in rec && index(" " fam_netdata[f] " ", " " rec["netdata"] " ") == 0)
 		fam_netdata[f] = fam_netdata[f] (fam_netdata[f] == "" ? "" : " ") rec["netdata"]
 	if (rec["doc-row"] == "no")
 		next

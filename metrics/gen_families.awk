@@ -8,7 +8,8 @@
 #   awk -v out=docs -v docs=metrics.md -f gen_families.awk families.spec > metrics.md.new
 #
 # The C files are build products; pcie_types.db and the tables of
-# docs/metrics.md are checked in, and tests/integration/families.sh fails
+# docs/metrics.md (the reference tables, the series budget's detail column)
+# are checked in, and tests/integration/families.sh fails
 # when they differ from what this script makes of the spec.
 BEGIN {
 	RS = ""
@@ -249,7 +250,7 @@ function emit_types(   i, t, s, last) {
 
 # docs: @docs with the table between <!-- families:SECTION:begin --> and
 # <!-- families:SECTION:end --> made from the rows of SECTION.
-function emit_docs(   line, s, inside, seen, i) {
+function emit_docs(   line, s, inside, seen, i, f, n, cell, budget) {
 	RS = "\n"
 	inside = ""
 	while ((getline line < docs) > 0) {
@@ -266,6 +267,26 @@ function emit_docs(   line, s, inside, seen, i) {
 			inside = s
 			seen[s] = 1
 			continue
+		}
+		# The budget table's "from which detail" cell is the spec's detail;
+		# its counts are series_budget.sh's.
+		if (line == "<!-- budget:begin -->")
+			budget = 1
+		else if (line == "<!-- budget:end -->")
+			budget = 0
+		else if (budget && match(line, /^\| `[a-z_]+` \| /)) {
+			f = substr(line, 4, RLENGTH - 7)
+			if (!(f in fam_detail) && sub(/_bucket$/, "", f) && fam_kind[f] != "histogram")
+				f = ""
+			if (f in fam_detail && fam_detail[f] != "") {
+				n = split(line, cell, / \| /)
+				if (n != 7)
+					die(docs ": a budget row without 7 cells: " line)
+				cell[4] = fam_detail[f]
+				line = cell[1]
+				for (i = 2; i <= n; i++)
+					line = line " | " cell[i]
+			}
 		}
 		if (inside != "") {
 			if (line == "<!-- families:" inside ":end -->") {

@@ -3,13 +3,13 @@
 #
 #   awk -v out=header  -f gen_families.awk families.spec            > pcie_families.h
 #   awk -v out=table   -f gen_families.awk families.spec            > pcie_families.c
-#   awk -v out=catalog -f gen_families.awk families.spec            > prom_catalog_table.h
+#   awk -v out=catalog -f gen_families.awk families.spec            > prom_catalog_table.c
 #   awk -v out=types   -f gen_families.awk families.spec            > pcie_types.db
 #   awk -v out=docs -v docs=metrics.md -f gen_families.awk families.spec > metrics.md.new
 #
-# The C files are build products; pcie_types.db and the tables of
-# docs/metrics.md (the reference tables, the series budget's detail column)
-# are checked in, and tests/integration/families.sh fails
+# The .c files are build products; pcie_families.h, pcie_types.db and the
+# tables of docs/metrics.md (the reference tables, the series budget's
+# detail column) are checked in, and tests/integration/families.sh fails
 # when they differ from what this script makes of the spec.
 BEGIN {
 	RS = ""
@@ -152,7 +152,9 @@ END {
 }
 
 function emit_header(   i, f) {
-	print "/* Generated from metrics/families.spec by metrics/gen_families.awk: do not edit. */"
+	print "/* Generated from metrics/families.spec by metrics/gen_families.awk: do not"
+	print " * edit; make update-families rewrites it. */"
+	print "// clang-format off"
 	print "#ifndef PCIESCOPE_PCIE_FAMILIES_H"
 	print "#define PCIESCOPE_PCIE_FAMILIES_H"
 	print ""
@@ -173,6 +175,7 @@ function emit_header(   i, f) {
 		printf "#define %s (&pcie_families[%s_ID])\n", constant(fam_order[i]), constant(fam_order[i])
 	print ""
 	print "#endif"
+	print "// clang-format on"
 }
 
 function emit_table(   i, f) {
@@ -223,8 +226,14 @@ function emit_catalog(   i, j, n, t, names) {
 		names[j + 1] = t
 	}
 	print "/* Generated from metrics/families.spec by metrics/gen_families.awk: do not edit. */"
+	print "#include \"prom_catalog.h\""
+	print ""
+	print "const struct prom_family_doc prom_catalog_table[] = {"
 	for (i = 1; i <= n; i++)
-		printf "{%s, %s, %s},\n", cstr(names[i]), cstr(fam_unit[names[i]]), cstr(fam_help[names[i]])
+		printf "\t{%s, %s, %s},\n", cstr(names[i]), cstr(fam_unit[names[i]]), cstr(fam_help[names[i]])
+	print "};"
+	print ""
+	print "const size_t prom_catalog_table_len = sizeof(prom_catalog_table) / sizeof(prom_catalog_table[0]);"
 }
 
 function emit_types(   i, t, s, last) {

@@ -9,12 +9,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* One entry per family of metrics/families.spec, sorted by name: made at
- * build time by metrics/gen_families.awk. */
-static const struct prom_family_doc catalog[] = {
-#include "prom_catalog_table.h"
-};
-
 static int by_name(const void *key, const void *elem)
 {
         return strcmp(key, ((const struct prom_family_doc *)elem)->name);
@@ -22,12 +16,12 @@ static int by_name(const void *key, const void *elem)
 
 const struct prom_family_doc *prom_catalog_find(const char *name)
 {
-        return bsearch(name, catalog, sizeof(catalog) / sizeof(catalog[0]), sizeof(catalog[0]),
-                       by_name);
+        return bsearch(name, prom_catalog_table, prom_catalog_table_len,
+                       sizeof(prom_catalog_table[0]), by_name);
 }
 
 const struct prom_family_doc *prom_catalog_all(size_t *n)
 {
-        *n = sizeof(catalog) / sizeof(catalog[0]);
-        return catalog;
+        *n = prom_catalog_table_len;
+        return prom_catalog_table;
 }

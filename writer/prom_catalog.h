@@ -23,6 +23,11 @@ struct prom_family_doc {
         const char *help; /* one line, no newline */
 };
 
+/* One entry per family of metrics/families.spec, sorted by name: made at
+ * build time by metrics/gen_families.awk (prom_catalog_table.c). */
+extern const struct prom_family_doc prom_catalog_table[];
+extern const size_t prom_catalog_table_len;
+
 /* The entry for family @name, or NULL (a family of another plugin). */
 const struct prom_family_doc *prom_catalog_find(const char *name);
 

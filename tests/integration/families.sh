@@ -1,8 +1,9 @@
 #!/bin/bash
 # families.sh - the checked-in artefacts of metrics/families.spec are what
-# metrics/gen_families.awk makes of it: plugin/pcie_types.db and the
-# reference tables of docs/metrics.md. After changing the spec, run
-# `make update-families` (in the build directory) and commit both.
+# metrics/gen_families.awk makes of it: collectors/pcie_families.h,
+# plugin/pcie_types.db and the family tables of docs/metrics.md. After
+# changing the spec, run `make update-families` (in the build directory)
+# and commit them with it.
 set -u
 top=${top_srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}
 AWK=${AWK:-awk}
@@ -32,6 +33,7 @@ for out in header table catalog types; do
 		echo "not ok $n - the spec makes out=$out: $(head -3 "$tmp/err")"
 	fi
 done
+check collectors/pcie_families.h "$tmp/header" "$top/collectors/pcie_families.h"
 check plugin/pcie_types.db "$tmp/types" "$top/plugin/pcie_types.db"
 "$AWK" -v out=docs -v docs="$top/docs/metrics.md" -f "$gen" "$spec" >"$tmp/metrics.md" 2>"$tmp/err" ||
 	echo "# $(head -3 "$tmp/err")"

@@ -232,9 +232,8 @@ static bool traffic_family(const char *name)
                !strcmp(name, "pcie_iio_bw_out_estimate_bytes_per_second");
 }
 
-/* A sample as the plugin dispatches it and remote_write names it (the
- * exporter's put_sample): prom.name, prom.type, prom.label.* over the
- * collectd identity, host @host. */
+/* A sample named as remote_write names the plugin's values (the exporter's
+ * put_sample): its Prometheus name, kind and labels, host @host. */
 static int name_sample(const struct pcie_sample *s, const char *host, struct rw_labelset *set,
                        enum rw_kind *kind)
 {
@@ -242,9 +241,6 @@ static int name_sample(const struct pcie_sample *s, const char *host, struct rw_
         struct rw_vl vl = {
             .host = host,
             .plugin = "pcie",
-            .plugin_instance = s->instance,
-            .type = s->type,
-            .type_instance = s->type_instance,
             .prom_name = s->metric,
             .prom_type = pcie_metric_kind_name(s->kind),
             .n_meta = s->label_count,

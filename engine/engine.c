@@ -377,8 +377,8 @@ void engine_complain(const struct hw_env *env, struct engine_complaint *c, const
         hw_logf(env, HW_LOG_WARNING, "%s", msg);
 }
 
-void engine_complaint_clear(const struct hw_env *env, struct engine_complaint *c,
-                            const char *fmt, ...)
+void engine_complaint_clear(const struct hw_env *env, struct engine_complaint *c, const char *fmt,
+                            ...)
 {
         char msg[1024];
         va_list ap;

@@ -124,8 +124,8 @@ struct engine_complaint {
 void engine_complain(const struct hw_env *env, struct engine_complaint *c, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 /* When the complaint was shown, logs the message at INFO and resets it. */
-void engine_complaint_clear(const struct hw_env *env, struct engine_complaint *c,
-                            const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+void engine_complaint_clear(const struct hw_env *env, struct engine_complaint *c, const char *fmt,
+                            ...) __attribute__((format(printf, 3, 4)));
 
 /* The sources, in the order their samples are handed to the host. */
 extern const struct engine_source engine_source_monitor;

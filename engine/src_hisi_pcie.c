@@ -23,10 +23,10 @@ struct hisi_unit {
         const struct hw_env *env;
         double interval;
         struct engine_schedule due;
-        bool pmu_gone;                     /* unbound: waiting for it to be bound again */
+        bool pmu_gone;                      /* unbound: waiting for it to be bound again */
         struct engine_complaint read_error; /* a reading failed and was logged */
-        struct engine_topology *topology;  /* the monitor's scans */
-        unsigned long topology_generation; /* the one the plan follows */
+        struct engine_topology *topology;   /* the monitor's scans */
+        unsigned long topology_generation;  /* the one the plan follows */
 };
 
 /* The PMUs found: the cores point into them. */

@@ -15,19 +15,30 @@
 
 #include "cli.h"
 #include "pci_addr.h"
+#include "pcie_families.h"
 #include "sample.h"
 
-/* The sample of @metric for @port with label @key = @value, or NULL. */
-static const struct pcie_sample *find(const struct sample_set *set, const char *metric,
-                                      const char *port, const char *key, const char *value)
+/* Whether label @key of @s is @value. */
+static bool has_label(const struct pcie_sample *s, const char *key, const char *value)
+{
+        const char *v = cli_label(s, key);
+
+        return v && !strcmp(v, value);
+}
+
+/* The sample of @family for @port with labels @k1 = @v1 and @k2 = @v2 (a
+ * NULL key matches any), or NULL. */
+static const struct pcie_sample *find(const struct sample_set *set,
+                                      const struct pcie_family *family, const char *port,
+                                      const char *k1, const char *v1, const char *k2,
+                                      const char *v2)
 {
         for (size_t i = 0; i < set->count; i++) {
                 const struct pcie_sample *s = &set->samples[i];
-                const char *p = cli_label(s, "port"), *v = key ? cli_label(s, key) : NULL;
 
-                if (strcmp(s->metric, metric) || !p || strcmp(p, port))
+                if (s->family != family || !has_label(s, "port", port))
                         continue;
-                if (key && (!v || strcmp(v, value)))
+                if ((k1 && !has_label(s, k1, v1)) || (k2 && !has_label(s, k2, v2)))
                         continue;
                 return s;
         }
@@ -37,54 +48,28 @@ static const struct pcie_sample *find(const struct sample_set *set, const char *
 static void print_direction(const struct sample_set *set, const char *port, const char *dir)
 {
         static const char *const tlps[] = {"mwr", "mrd", "cpl"};
-        const struct pcie_sample *all = NULL;
-        char key[16];
-
         /* A PMU that counts a direction as a whole (tlp "all"). */
-        for (size_t i = 0; i < set->count && !all; i++) {
-                const struct pcie_sample *c = &set->samples[i];
-                const char *p = cli_label(c, "port"), *d = cli_label(c, "direction"),
-                           *t = cli_label(c, "tlp");
+        const struct pcie_sample *all = find(set, PCIE_FAM_PORT_BANDWIDTH_BYTES_PER_SECOND, port,
+                                             "direction", dir, "tlp", "all");
 
-                if (!strcmp(c->metric, "pcie_port_bandwidth_bytes_per_second") && p &&
-                    !strcmp(p, port) && d && !strcmp(d, dir) && t && !strcmp(t, "all"))
-                        all = c;
-        }
         printf("    %s ", dir);
         if (all) {
                 printf(" all ");
                 cli_print_rate(all->gauge);
         }
         for (size_t t = 0; t < 3 && !all; t++) {
-                const struct pcie_sample *s = NULL;
+                const struct pcie_sample *s = find(set, PCIE_FAM_PORT_BANDWIDTH_BYTES_PER_SECOND,
+                                                   port, "direction", dir, "tlp", tlps[t]);
 
-                snprintf(key, sizeof(key), "%s_%s", dir, tlps[t]);
-                for (size_t i = 0; i < set->count && !s; i++) {
-                        const struct pcie_sample *c = &set->samples[i];
-                        const char *p = cli_label(c, "port");
-
-                        if (!strcmp(c->metric, "pcie_port_bandwidth_bytes_per_second") && p &&
-                            !strcmp(p, port) && !strcmp(c->type_instance, key))
-                                s = c;
-                }
                 printf(" %s ", tlps[t]);
                 if (s)
                         cli_print_rate(s->gauge);
                 else
                         printf("%13s", "-");
         }
-        const struct pcie_sample *raw = NULL;
-        char ti[32];
+        const struct pcie_sample *raw =
+            find(set, PCIE_FAM_PORT_UTILIZATION_RATIO, port, "direction", dir, "capacity", "raw");
 
-        snprintf(ti, sizeof(ti), "%s-raw", dir);
-        for (size_t i = 0; i < set->count; i++) {
-                const struct pcie_sample *c = &set->samples[i];
-                const char *p = cli_label(c, "port");
-
-                if (!strcmp(c->metric, "pcie_port_utilization_ratio") && p && !strcmp(p, port) &&
-                    !strcmp(c->type_instance, ti))
-                        raw = c;
-        }
         if (raw)
                 printf("   util %5.1f%%", raw->gauge * 100);
         printf("\n");
@@ -101,7 +86,7 @@ static void print_port(const struct sample_set *set, const char *port)
         printf("    latency");
         for (size_t i = 0; i < 3; i++) {
                 const struct pcie_sample *s =
-                    find(set, "pcie_port_latency_seconds", port, "event", events[i]);
+                    find(set, PCIE_FAM_PORT_LATENCY_SECONDS, port, "event", events[i], NULL, NULL);
 
                 if (s) {
                         printf("  %s %.0f ns", events[i], s->gauge * 1e9);
@@ -120,9 +105,8 @@ static double pmu_coverage(const struct sample_set *set, const char *pmu)
 
         for (size_t i = 0; i < set->count; i++) {
                 const struct pcie_sample *s = &set->samples[i];
-                const char *label = cli_label(s, "pmu");
 
-                if (!strcmp(s->metric, "pcie_pmu_coverage_ratio") && label && !strcmp(label, pmu)) {
+                if (s->family == PCIE_FAM_PMU_COVERAGE_RATIO && has_label(s, "pmu", pmu)) {
                         sum += s->gauge;
                         n++;
                 }
@@ -161,7 +145,7 @@ static void print_table(const struct engine_unit *unit, const struct sample_set 
         bool any = false;
 
         for (size_t i = 0; i < set->count; i++) {
-                if (!strcmp(set->samples[i].metric, "pcie_pmu_info")) {
+                if (set->samples[i].family == PCIE_FAM_PMU_INFO) {
                         print_pmu(set, &set->samples[i]);
                         any = true;
                 }
@@ -171,9 +155,10 @@ static void print_table(const struct engine_unit *unit, const struct sample_set 
         for (size_t i = 0; i < set->count; i++) {
                 const struct pcie_sample *s = &set->samples[i];
 
-                if (strcmp(s->metric, "pcie_device_bandwidth_bytes_per_second"))
+                if (s->family != PCIE_FAM_DEVICE_BANDWIDTH_BYTES_PER_SECOND)
                         continue;
-                printf("  device %s %s ", cli_label(s, "device"), s->type_instance);
+                printf("  device %s %s_%s ", cli_label(s, "device"), cli_label(s, "direction"),
+                       cli_label(s, "tlp"));
                 cli_print_rate(s->gauge);
                 printf("\n");
         }

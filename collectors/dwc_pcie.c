@@ -15,6 +15,7 @@
 #include <time.h>
 
 #include "hw_env.h"
+#include "pcie_families.h"
 #include "pcie_link.h"
 #include "pcie_topo.h"
 #include "perf_group.h"
@@ -449,13 +450,12 @@ static int take_all(struct dwc_pcie *d, enum dwc_pcie_dir dir)
         return ret;
 }
 
-static struct pcie_sample port_sample(const struct dwc_port *p, const char *metric,
-                                      const char *type, enum pcie_metric_kind kind,
+static struct pcie_sample port_sample(const struct dwc_port *p, const struct pcie_family *family,
                                       const char *instance, const char *type_instance)
 {
         struct pcie_sample s;
 
-        sample_init(&s, metric, type, kind, instance, type_instance);
+        sample_init(&s, family, instance, type_instance);
         sample_label(&s, "pmu", p->pmu_name);
         return s;
 }
@@ -473,7 +473,7 @@ static void emit_port(struct sample_emitter *em, const struct dwc_pcie *d, const
         struct pcie_sample s;
         char ti[32];
 
-        s = port_sample(p, "pcie_pmu_info", "pmu_info", PCIE_METRIC_INFO, p->pmu_name, "");
+        s = port_sample(p, PCIE_FAM_PMU_INFO, p->pmu_name, "");
         sample_label(&s, "ports", p->bdf);
         s.gauge = 1;
         sample_emit(em, &s);
@@ -484,8 +484,7 @@ static void emit_port(struct sample_emitter *em, const struct dwc_pcie *d, const
 
                 if (!c->have_rate)
                         continue; /* not measured: absent, not zero */
-                s = port_sample(p, "pcie_port_bandwidth_bytes_per_second", "pmu_bandwidth",
-                                PCIE_METRIC_GAUGE, p->bdf, dir_name[k]);
+                s = port_sample(p, PCIE_FAM_PORT_BANDWIDTH_BYTES_PER_SECOND, p->bdf, dir_name[k]);
                 sample_label(&s, "port", p->bdf);
                 sample_label(&s, "direction", dir_name[k]);
                 sample_label(&s, "tlp", "all");
@@ -504,8 +503,7 @@ static void emit_port(struct sample_emitter *em, const struct dwc_pcie *d, const
                 if (pcie_util_ratios(&u, &raw, &effective))
                         continue;
                 snprintf(ti, sizeof(ti), "%s-raw", dir_name[k]);
-                s = port_sample(p, "pcie_port_utilization_ratio", "pmu_utilization",
-                                PCIE_METRIC_GAUGE, p->bdf, ti);
+                s = port_sample(p, PCIE_FAM_PORT_UTILIZATION_RATIO, p->bdf, ti);
                 sample_label(&s, "port", p->bdf);
                 sample_label(&s, "direction", dir_name[k]);
                 sample_label(&s, "capacity", "raw");
@@ -524,16 +522,12 @@ static void emit_port(struct sample_emitter *em, const struct dwc_pcie *d, const
                                                              : "tx_pcie_tlp_data_payload";
 
                         snprintf(ti, sizeof(ti), "%s", event);
-                        s = port_sample(p, "pcie_pmu_counting_seconds_total",
-                                        "pmu_counting_seconds", PCIE_METRIC_FLOAT_COUNTER, p->bdf,
-                                        ti);
+                        s = port_sample(p, PCIE_FAM_PMU_COUNTING_SECONDS_TOTAL, p->bdf, ti);
                         sample_label(&s, "target", p->bdf);
                         sample_label(&s, "event", event);
                         s.gauge = c->running_seconds;
                         sample_emit(em, &s);
-                        s.metric = "pcie_pmu_coverage_ratio";
-                        s.type = "pmu_coverage";
-                        s.kind = PCIE_METRIC_GAUGE;
+                        sample_set_family(&s, PCIE_FAM_PMU_COVERAGE_RATIO);
                         s.gauge = coverage(c, elapsed);
                         sample_emit(em, &s);
                 }
@@ -543,8 +537,7 @@ static void emit_port(struct sample_emitter *em, const struct dwc_pcie *d, const
         double rx = coverage(&p->dir[DWC_PCIE_RX], elapsed);
         double tx = coverage(&p->dir[DWC_PCIE_TX], elapsed);
 
-        s = port_sample(p, "pcie_pmu_coverage_ratio", "pmu_coverage", PCIE_METRIC_GAUGE,
-                        p->pmu_name, "");
+        s = port_sample(p, PCIE_FAM_PMU_COVERAGE_RATIO, p->pmu_name, "");
         s.gauge = rx < tx ? rx : tx;
         sample_emit(em, &s);
 }
@@ -558,8 +551,7 @@ static void emit_all(struct dwc_pcie *d, double now, struct sample_set *out, int
         for (size_t i = 0; i < d->count; i++)
                 emit_port(&em, d, &d->ports[i], elapsed);
         /* One thread counts every port: its CPU time under one name. */
-        sample_init(&s, "pcie_collector_cpu_seconds_total", "collector_cpu_seconds",
-                    PCIE_METRIC_FLOAT_COUNTER, "dwc_pcie", "");
+        sample_init(&s, PCIE_FAM_COLLECTOR_CPU_SECONDS_TOTAL, "dwc_pcie", "");
         sample_label(&s, "pmu", "dwc_rootport");
         s.gauge = d->cpu_seconds;
         sample_emit(&em, &s);

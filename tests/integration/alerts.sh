@@ -185,7 +185,7 @@ for a in $(sed -n 's/^ *- alert: *//p' "$RULES"); do
 	m=$(echo "$missing" | grep -c "^$a ")
 	x=$(echo "$extra" | grep -c "^$a ")
 	check "$a: $g series on the simulated machines, $w expected from their descriptions ($m missing, $x unexpected)" \
-		[ "$m" -eq 0 ] && [ "$x" -eq 0 ]
+		eval '[ "$m" -eq 0 ] && [ "$x" -eq 0 ]'
 	{ echo "$missing" | grep "^$a " | sed 's/^/# missing: /'; echo "$extra" | grep "^$a " | sed 's/^/# unexpected: /'; } || true
 done
 check "the descriptions name wrong things at all ($(wc -l <"$rw_tmp/want") expected series)" \

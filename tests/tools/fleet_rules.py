@@ -13,9 +13,10 @@ TAP-style lines on stdout ("ok - ..." / "not ok - ..."), details as "# ".
       and the median time is reported; --json writes one record per query
       (title, kind, median seconds, series touched: the series its
       selectors match over the range and its longest window).
-  fleet_rules.py rules URL [--json FILE]
+  fleet_rules.py rules URL [--json FILE] [--datasource URL]
       Every rule group and rule loaded by the rule engine at URL (Prometheus
-      or vmalert: /api/v1/rules) is healthy: evaluated, no error.
+      or vmalert: /api/v1/rules) is healthy: evaluated, no error. With
+      --datasource, --json also gets the series each rule's selectors touch.
   fleet_rules.py alerts URL TRUTH [--allow NAME,...]
       The alerts firing in the rule engine at URL (/api/v1/alerts) name
       exactly the faults of `pciescope fleet --truth` (instance and port or
@@ -173,9 +174,14 @@ def cmd_rules(argv):
     for g in groups:
         bad = [(r.get("name"), r.get("lastError")) for r in g["rules"]
                if r.get("lastError") or r.get("health") not in ("ok",)]
-        out.append({"group": g["name"], "rules": len(g["rules"]), "interval_s": g.get("interval"),
-                    "evaluation_s": g.get("evaluationTime"),
-                    "rule_evaluation_s": {r["name"]: r.get("evaluationTime") for r in g["rules"]}})
+        rec = {"group": g["name"], "rules": len(g["rules"]), "interval_s": g.get("interval"),
+               "evaluation_s": g.get("evaluationTime"),
+               "rule_evaluation_s": {r["name"]: r.get("evaluationTime") for r in g["rules"]}}
+        if "--datasource" in opts:
+            now = time.time()
+            rec["series_touched"] = {r["name"]: series_touched(opts["--datasource"], r["query"], now, now, "instant")
+                                     for r in g["rules"]}
+        out.append(rec)
         report(not bad and len(g["rules"]) > 0, "rule group %s: %d rules loaded, every one evaluated without an error%s" % (
             g["name"], len(g["rules"]), "" if not bad else ": %s" % bad[:3]))
     report(len(groups) > 0, "%d rule groups loaded" % len(groups))

@@ -9,8 +9,9 @@
 #      seconds live, while the rule engine evaluates pcie.records.yml and a
 #      test copy of pcie.rules.yml (every `for:` shortened to F intervals)
 #      every E seconds;
-#   2. during the live part: each rule group's evaluation time, sampled every
-#      E seconds, with the load average;
+#   2. during the live part: each rule group's evaluation time (vmalert: the
+#      slowest iteration of its summary window; Prometheus: the last one),
+#      sampled every E seconds, with the load average;
 #   3. near the end of the live part (the hosts still sending): the firing
 #      alerts against --truth (tests/tools/fleet_rules.py alerts), every rule
 #      healthy (rules);
@@ -114,7 +115,10 @@ for r in ${BENCH_DASH_RECEIVERS:-vm prom}; do
 			python3 "$check" rules "$engine" --json "$out/rules-$r.json" --datasource "$url" | tee "$out/rules-$r.tap"
 			snap=true
 		fi
-		group_durations "$r" "$engine" | while read -r g d; do echo "$(date +%s) $g $d $(load1)"; done >>"$out/groups-$r.txt"
+		# live: every interval of the history has been sent (one progress line each)
+		if [ "$(grep -c 'hosts sending' "$dir/fleet.err")" -gt $((history / interval)) ]; then
+			group_durations "$r" "$engine" | while read -r g d; do echo "$(date +%s) $g $d $(load1)"; done >>"$out/groups-$r.txt"
+		fi
 		sleep "$eval_s"
 	done
 	wait $fpid

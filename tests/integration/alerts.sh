@@ -17,6 +17,7 @@
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/rw_lib.sh"
 RULES="$top_srcdir/dashboards/alerts/pcie.rules.yml"
+RECORDS="$top_srcdir/dashboards/alerts/pcie.records.yml"
 PROMTOOL=${PROMTOOL:-$(command -v promtool)}
 VMALERT=${VMALERT:-$(command -v vmalert)}
 ALERTMANAGER=${ALERTMANAGER:-$(command -v prometheus-alertmanager || command -v alertmanager)}
@@ -24,9 +25,9 @@ RUN_SECONDS=${ALERTS_RUN_SECONDS:-50}
 
 # ---- 1. the rules as the ecosystem's tools see them ----
 [ -x "$PROMTOOL" ] || skip_all "promtool (Debian's prometheus) is not installed"
-check "promtool check rules accepts the rules" "$PROMTOOL" check rules "$RULES"
+check "promtool check rules accepts the rules" "$PROMTOOL" check rules "$RULES" "$RECORDS"
 if [ -x "$VMALERT" ]; then
-	check "vmalert -dryRun accepts the rules" "$VMALERT" -dryRun -rule="$RULES" -loggerLevel=ERROR
+	check "vmalert -dryRun accepts the rules" "$VMALERT" -dryRun -rule="$RULES" -rule="$RECORDS" -loggerLevel=ERROR
 else
 	ok "vmalert -dryRun # SKIP vmalert (victoria-metrics) is not installed"
 fi
@@ -94,7 +95,7 @@ sed -E 's/^( *)for: .*/\1for: 0s/' "$RULES" >"$rw_tmp/rules.yml"
 PROM_CONFIG="global:
   scrape_interval: 1m
   evaluation_interval: 2s
-rule_files: [\"$rw_tmp/rules.yml\"]"
+rule_files: [\"$rw_tmp/rules.yml\", \"$RECORDS\"]"
 $am_available && PROM_CONFIG="$PROM_CONFIG
 alerting:
   alertmanagers:

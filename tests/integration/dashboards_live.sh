@@ -17,6 +17,7 @@
 [ -x "$COLLECTD" ] || skip_all "collectd is not installed"
 [ -x "$PROMETHEUS" ] || skip_all "prometheus is not installed"
 [ -x "$VICTORIA_METRICS" ] || skip_all "victoria-metrics is not installed"
+[ -x "$VMALERT" ] || skip_all "vmalert (victoria-metrics) is not installed"
 command -v curl >/dev/null || skip_all "curl is not installed"
 for so in pcie remote_write; do
 	[ -f "$top_builddir/plugin/.libs/$so.so" ] || skip_all "the $so plugin was not built"
@@ -28,10 +29,16 @@ RUN=${DASHBOARDS_RUN_SECONDS:-35}
 CHECK="$top_srcdir/tests/tools/dashboards_check.py"
 BOARDS="$top_srcdir/dashboards/grafana"
 
-start_prometheus prom
+RECORDS="$top_srcdir/dashboards/alerts/pcie.records.yml"
+PROM_CONFIG="global:
+  scrape_interval: 1m
+  evaluation_interval: 2s
+rule_files: [\"$RECORDS\"]" start_prometheus prom
 start_vm vm
+start_vmalert vmalert "$vm_url" 2s "$RECORDS"
 check "prometheus is up" wait_http "$prom_url/-/ready" 30
 check "victoria-metrics is up" wait_http "$vm_url/health" 30
+check "vmalert is up with the recording rules" wait_http "$vmalert_url/api/v1/rules" 30
 
 # conf MACHINE HOST [pcie lines...]: remote_write to both receivers.
 conf() {
@@ -68,7 +75,7 @@ for h in kp-2p-01 kp-misconfig-01 spr-01 yt-01; do
 	check "$h: collectd logged no errors" eval "! grep -q '\\[error\\]' '$rw_tmp/$h/c.log'"
 	grep '\[error\]' "$rw_tmp/$h/c.log" | head -3 | sed 's/^/# /'
 done
-sleep 2 # VictoriaMetrics makes fresh samples searchable after a moment
+sleep 4 # vmalert's last records reach VictoriaMetrics (flushed every 1 s) and are searchable
 
 while IFS=$'\t' read -r st desc; do
 	check "$desc" [ "$st" = ok ]

@@ -16,6 +16,7 @@
 #include <time.h>
 
 #include "hw_env.h"
+#include "pcie_families.h"
 #include "pcie_topo.h"
 #include "perf_group.h"
 #include "perf_pmu.h"
@@ -489,12 +490,12 @@ struct emitter {
         char socket[12];
 };
 
-static struct pcie_sample base(struct emitter *em, const char *metric, const char *type,
-                               enum pcie_metric_kind kind, const char *type_instance)
+static struct pcie_sample base(struct emitter *em, const struct pcie_family *family,
+                               const char *type_instance)
 {
         struct pcie_sample s;
 
-        sample_init(&s, metric, type, kind, em->s->name, type_instance);
+        sample_init(&s, family, em->s->name, type_instance);
         sample_label(&s, "pmu", PMU_NAME);
         sample_label(&s, "socket", em->socket);
         return s;
@@ -510,7 +511,7 @@ static void emit_root_complex(struct emitter *em, unsigned int rc)
         struct pcie_sample x;
 
         snprintf(name, sizeof(name), "io%u", rc);
-        x = base(em, "pcie_df_root_complex_info", "pmu_info", PCIE_METRIC_INFO, name);
+        x = base(em, PCIE_FAM_DF_ROOT_COMPLEX_INFO, name);
         sample_label(&x, "root_complex", name);
         sample_label(&x, "root_buses", map->buses);
         sample_label(&x, "mapping", map->bus_count ? "configured" : "none");
@@ -534,8 +535,7 @@ static void emit_root_complex(struct emitter *em, unsigned int rc)
                         const char *dir = k == AMD_DF_WRITE ? "rx" : "tx";
 
                         snprintf(ti, sizeof(ti), "%s-%s-%s", name, loc, dir);
-                        x = base(em, "pcie_port_bandwidth_bytes_per_second", "pmu_bandwidth",
-                                 PCIE_METRIC_GAUGE, ti);
+                        x = base(em, PCIE_FAM_PORT_BANDWIDTH_BYTES_PER_SECOND, ti);
                         sample_label(&x, "root_complex", name);
                         sample_label(&x, "locality", loc);
                         sample_label(&x, "direction", dir);
@@ -545,7 +545,7 @@ static void emit_root_complex(struct emitter *em, unsigned int rc)
                         if (s->opts->detail < PCIE_DETAIL_FULL)
                                 continue;
                         snprintf(ti, sizeof(ti), "%s-%s-%s-beats", name, loc, dir);
-                        x = base(em, "pcie_df_beats_total", "df_beats", PCIE_METRIC_COUNTER, ti);
+                        x = base(em, PCIE_FAM_DF_BEATS_TOTAL, ti);
                         sample_label(&x, "root_complex", name);
                         sample_label(&x, "locality", loc);
                         sample_label(&x, "direction", dir);
@@ -572,8 +572,7 @@ static void emit_root_complex(struct emitter *em, unsigned int rc)
                 if (pcie_util_ratios(&u, &raw, &eff))
                         continue;
                 snprintf(ti, sizeof(ti), "%s-%s-raw", name, dir);
-                x = base(em, "pcie_port_utilization_ratio", "pmu_utilization", PCIE_METRIC_GAUGE,
-                         ti);
+                x = base(em, PCIE_FAM_PORT_UTILIZATION_RATIO, ti);
                 sample_label(&x, "root_complex", name);
                 sample_label(&x, "root_bus", map->buses);
                 sample_label(&x, "direction", dir);
@@ -595,12 +594,12 @@ static void emit_plan(struct emitter *em, double elapsed)
         size_t counting = 0;
         struct pcie_sample x;
 
-        x = base(em, "pcie_pmu_measurements", "pmu_measurements", PCIE_METRIC_GAUGE, "planned");
+        x = base(em, PCIE_FAM_PMU_MEASUREMENTS, "planned");
         x.gauge = (double)s->count;
         sample_emit(&em->out, &x);
         for (size_t i = 0; i < s->count; i++)
                 counting += s->m[i].enabled;
-        x.metric = "pcie_pmu_measurements_counting";
+        sample_set_family(&x, PCIE_FAM_PMU_MEASUREMENTS_COUNTING);
         x.type_instance = "counting";
         x.gauge = (double)counting;
         sample_emit(&em->out, &x);
@@ -616,7 +615,7 @@ static void emit_plan(struct emitter *em, double elapsed)
                         continue;
                 snprintf(target, sizeof(target), "io%u", m->rc);
                 snprintf(ti, sizeof(ti), "%s-%s", target, amd_df_locality_name(m->loc));
-                x = base(em, "pcie_pmu_coverage_ratio", "pmu_coverage", PCIE_METRIC_GAUGE, ti);
+                x = base(em, PCIE_FAM_PMU_COVERAGE_RATIO, ti);
                 sample_label(&x, "target", target);
                 sample_label(&x, "event", amd_df_locality_name(m->loc));
                 x.gauge = coverage(m, elapsed);
@@ -626,7 +625,7 @@ static void emit_plan(struct emitter *em, double elapsed)
                 return;
         /* Below full, the socket's worst measurement (min by pmu, socket
          * is the same at every level). */
-        x = base(em, "pcie_pmu_coverage_ratio", "pmu_coverage", PCIE_METRIC_GAUGE, "");
+        x = base(em, PCIE_FAM_PMU_COVERAGE_RATIO, "");
         x.gauge = worst;
         sample_emit(&em->out, &x);
 }
@@ -662,8 +661,7 @@ int amd_df_socket_tick(struct amd_df_socket *s, double now, struct sample_set *o
                 emit_plan(&em, now - s->start_time);
         }
         s->cpu_seconds += thread_cpu_seconds() - cpu0;
-        sample_init(&cs, "pcie_collector_cpu_seconds_total", "collector_cpu_seconds",
-                    PCIE_METRIC_FLOAT_COUNTER, s->name, "cpu");
+        sample_init(&cs, PCIE_FAM_COLLECTOR_CPU_SECONDS_TOTAL, s->name, "cpu");
         sample_label(&cs, "pmu", PMU_NAME);
         sample_label(&cs, "socket", em.socket);
         cs.gauge = s->cpu_seconds;

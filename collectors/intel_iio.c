@@ -15,7 +15,7 @@
 
 #include "hw_env.h"
 #include "pcie_link.h"
-#include "sample.h"
+#include "pcie_families.h"
 #include "pcie_topo.h"
 #include "perf_group.h"
 #include "perf_pmu.h"
@@ -646,13 +646,13 @@ struct emitter {
         char socket[12];
 };
 
-static struct pcie_sample base(struct emitter *em, const struct stack *st, const char *metric,
-                               const char *type, enum pcie_metric_kind kind, const char *instance,
+static struct pcie_sample base(struct emitter *em, const struct stack *st,
+                               const struct pcie_family *family, const char *instance,
                                const char *type_instance)
 {
         struct pcie_sample s;
 
-        sample_init(&s, metric, type, kind, instance, type_instance);
+        sample_init(&s, family, instance, type_instance);
         sample_label(&s, "pmu", st->pmu);
         sample_label(&s, "socket", em->socket);
         return s;
@@ -660,12 +660,11 @@ static struct pcie_sample base(struct emitter *em, const struct stack *st, const
 
 /* A sample of one part: the stack's labels plus stack, part and port. */
 static struct pcie_sample part_sample(struct emitter *em, const struct stack *st,
-                                      const char *metric, const char *type,
-                                      enum pcie_metric_kind kind, const char *instance,
+                                      const struct pcie_family *family, const char *instance,
                                       const char *type_instance, const char *box, const char *part,
                                       const char *port)
 {
-        struct pcie_sample s = base(em, st, metric, type, kind, instance, type_instance);
+        struct pcie_sample s = base(em, st, family, instance, type_instance);
 
         sample_label(&s, "stack", box);
         sample_label(&s, "part", part);
@@ -684,7 +683,7 @@ static void emit_stack(struct emitter *em, const struct stack *st)
 
         /* What is known about the stack: mapping and scale. */
         snprintf(bpc, sizeof(bpc), "%g", st->parts[0].offered ? st->parts[0].in_bpc : 0.0);
-        s = base(em, st, "pcie_iio_stack_info", "pmu_info", PCIE_METRIC_INFO, instance, "stack");
+        s = base(em, st, PCIE_FAM_IIO_STACK_INFO, instance, "stack");
         sample_label(&s, "stack", box);
         sample_label(&s, "root_bus", st->mapping != MAPPED_NOT ? root_bus : "");
         sample_label(&s, "mapping", mapping_name(st->mapping));
@@ -702,9 +701,8 @@ static void emit_stack(struct emitter *em, const struct stack *st)
                 snprintf(part, sizeof(part), "%u", p);
                 if (pt->have_rate) {
                         snprintf(ti, sizeof(ti), "part%u-rx", p);
-                        s = part_sample(em, st, "pcie_port_bandwidth_bytes_per_second",
-                                        "pmu_bandwidth", PCIE_METRIC_GAUGE, instance, ti, box, part,
-                                        pt->port);
+                        s = part_sample(em, st, PCIE_FAM_PORT_BANDWIDTH_BYTES_PER_SECOND, instance,
+                                        ti, box, part, pt->port);
                         sample_label(&s, "direction", "rx");
                         sample_label(&s, "tlp", "all");
                         s.gauge = pt->in_rate;
@@ -723,9 +721,8 @@ static void emit_stack(struct emitter *em, const struct stack *st)
                                 pcie_util_ratios(&u, &raw, &eff);
 
                                 snprintf(ti, sizeof(ti), "part%u-rx-raw", p);
-                                s = part_sample(em, st, "pcie_port_utilization_ratio",
-                                                "pmu_utilization", PCIE_METRIC_GAUGE, instance, ti,
-                                                box, part, pt->port);
+                                s = part_sample(em, st, PCIE_FAM_PORT_UTILIZATION_RATIO, instance,
+                                                ti, box, part, pt->port);
                                 sample_label(&s, "direction", "rx");
                                 sample_label(&s, "capacity", "raw");
                                 s.gauge = raw;
@@ -738,9 +735,9 @@ static void emit_stack(struct emitter *em, const struct stack *st)
                         /* An estimate: not for the basic detail. */
                         if (pt->out_index >= 0 && em->s->opts->detail >= PCIE_DETAIL_DEFAULT) {
                                 snprintf(ti, sizeof(ti), "part%u-tx", p);
-                                s = part_sample(em, st, "pcie_iio_bw_out_estimate_bytes_per_second",
-                                                "pmu_bandwidth", PCIE_METRIC_GAUGE, instance, ti,
-                                                box, part, pt->port);
+                                s = part_sample(em, st,
+                                                PCIE_FAM_IIO_BW_OUT_ESTIMATE_BYTES_PER_SECOND,
+                                                instance, ti, box, part, pt->port);
                                 sample_label(&s, "direction", "tx");
                                 s.gauge = pt->out_rate;
                                 sample_emit(&em->out, &s);
@@ -749,15 +746,13 @@ static void emit_stack(struct emitter *em, const struct stack *st)
                 if (em->s->opts->detail < PCIE_DETAIL_FULL)
                         continue; /* raw counts: the full detail */
                 snprintf(ti, sizeof(ti), "bw_in_port%u", p);
-                s = part_sample(em, st, "pcie_iio_counts_total", "iio_counts", PCIE_METRIC_COUNTER,
-                                instance, ti, box, part, NULL);
+                s = part_sample(em, st, PCIE_FAM_IIO_COUNTS_TOTAL, instance, ti, box, part, NULL);
                 sample_label(&s, "event", ti);
                 s.counter = pt->in_counts;
                 sample_emit(&em->out, &s);
         }
         if (st->ioclk_index >= 0 && em->s->opts->detail >= PCIE_DETAIL_FULL) {
-                s = base(em, st, "pcie_iio_counts_total", "iio_counts", PCIE_METRIC_COUNTER,
-                         instance, "ioclk");
+                s = base(em, st, PCIE_FAM_IIO_COUNTS_TOTAL, instance, "ioclk");
                 sample_label(&s, "stack", box);
                 sample_label(&s, "event", "ioclk");
                 s.counter = st->ioclk_counts;
@@ -792,8 +787,7 @@ int intel_iio_socket_tick(struct intel_iio_socket *s, double now, struct sample_
                         emit_stack(&em, st);
         }
         s->cpu_seconds += thread_cpu_seconds() - cpu0;
-        sample_init(&cs, "pcie_collector_cpu_seconds_total", "collector_cpu_seconds",
-                    PCIE_METRIC_FLOAT_COUNTER, s->name, "cpu");
+        sample_init(&cs, PCIE_FAM_COLLECTOR_CPU_SECONDS_TOTAL, s->name, "cpu");
         sample_label(&cs, "pmu", "uncore_iio_free_running");
         sample_label(&cs, "socket", em.socket);
         cs.gauge = s->cpu_seconds;

@@ -431,6 +431,7 @@ static int set_detail(struct engine_config *c, const struct engine_option *o,
         c->pmu.detail = d;
         c->trace.detail = d;
         c->iio.detail = d;
+        c->dwc.detail = d;
         c->amd_df.detail = d;
         return 0;
 }
@@ -689,6 +690,16 @@ static const struct engine_option options[] = {
      .help = "count PCIe bandwidth with the Intel uncore IIO free-running PMUs "
              "(`uncore_iio_free_running_<N>`), one collector thread per socket. Off by itself when "
              "there is no such PMU, and with `PCIDump`."},
+    {.name = "CollectDWCPCIe",
+     .kind = ENGINE_OPT_BOOLEAN,
+     .set = set_bool,
+     .offset = OFF(collect_dwc),
+     .value_text = "boolean",
+     .default_text = "`true`",
+     .help = "count Root Port payload bandwidth with the Synopsys DesignWare PCIe PMUs "
+             "(`dwc_rootport_<sbdf>`, Linux 6.8 on: Alibaba Yitian 710 and other DWC servers), one "
+             "collector thread for all; rx and tx take turns on each port's one counter, half an "
+             "interval each. Off by itself when there is no such PMU, and with `PCIDump`."},
     {.name = "IIOStackBus",
      .kind = ENGINE_OPT_SPECIAL,
      .set = set_stack_bus,
@@ -936,6 +947,7 @@ int engine_config_init(struct engine_config *c)
         c->collect_amd_df = true;
         amd_df_opts_default(&c->amd_df);
         c->collect_uncore = true;
+        c->collect_dwc = true;
         c->collect_tune = true;
         c->collect_trace = true;
         ptt_capture_opts_default(&c->trace);

@@ -21,6 +21,7 @@
 #include <stdint.h>
 
 #include "bdf_match.h"
+#include "dwc_pcie.h"
 #include "hisi_pcie_core.h"
 #include "intel_iio.h"
 #include "amd_df.h"
@@ -54,6 +55,10 @@ struct engine_config {
         bool collect_amd_df;
         struct amd_df_opts amd_df;
         bool collect_uncore;
+
+        /* Synopsys DesignWare PCIe PMU. */
+        bool collect_dwc;
+        struct dwc_pcie_opts dwc;
 
         /* HiSilicon PTT. */
         bool collect_trace;

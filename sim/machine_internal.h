@@ -200,6 +200,8 @@ int parse_cpu_range(struct ctx *c, json_object *v, const char *path, unsigned in
 /* ---- machine_amd.c ---- */
 
 int parse_amd(struct ctx *c, json_object *o);
+/* "root_complexes": DesignWare Root Ports (machine_pmu.c). */
+int parse_dwc(struct ctx *c, json_object *v);
 
 /* ---- machine_workload.c ---- */
 

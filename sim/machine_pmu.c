@@ -712,3 +712,70 @@ int parse_intel(struct ctx *c, json_object *o)
         return read_array(c, v, "intel.sockets", SIM_MAX_SOCKETS,
                           "empty: describe at least one socket", parse_socket, NULL);
 }
+
+/* ---- root complexes of Synopsys DesignWare Root Ports ---- */
+
+bool sim_dwc_has_pmu(const struct sim_machine *m, size_t i)
+{
+        uint16_t vendor;
+
+        if (i >= m->dwc.port_count || m->kernel < SIM_KERNEL_6_9)
+                return false; /* dwc_pcie_pmu is there from 6.8 */
+        vendor = m->devices[m->dwc.ports[i]].vendor;
+        /* Alibaba and (from the 6.12 fix) Qualcomm; Ampere from 6.13. */
+        return vendor == 0x1ded || (vendor == 0x17cb && m->kernel >= SIM_KERNEL_6_12) ||
+               (vendor == 0x1def && m->kernel >= SIM_KERNEL_6_15);
+}
+
+/* One entry of "root_complexes". */
+static int parse_dwc_rc(struct ctx *c, json_object *o, const char *path, size_t index, void *arg)
+{
+        static const char *const keys[] = {"id", "numa_node", "cpu", "root_ports", NULL};
+        struct sim_dwc_desc *dwc = &c->m->dwc;
+        struct sim_dwc_rc *rc = &dwc->rcs[index];
+        size_t ports[MAX_PORTS], count = 0;
+        char p[PATH_LEN];
+        json_object *v;
+        int r;
+        const struct field fields[] = {
+            F_INT("id", rc->id, 0, 0xffff, .missing = "the root complex number"),
+            F_INT("numa_node", rc->numa_node, -1, 1023,
+                  .missing = "the NUMA node its devices report, -1 for none"),
+            F_INT("cpu", rc->cpu, 0, (long long)c->m->cpus - 1,
+                  .missing = "the CPU its PMUs' cpumask shows (the node's first)"),
+        };
+
+        (void)arg;
+        r = READ_OBJECT(c, o, path, "a root complex", keys, fields);
+        if (r)
+                return r;
+        v = field_at(o, path, "root_ports", p, sizeof(p));
+        if (!v)
+                return fail(c, p, "missing (the root complex's Root Ports, at least one)");
+        struct placement place = {.kind = SIM_ROOT_PORT,
+                                  .parent = SIM_NONE,
+                                  .core = SIM_NONE,
+                                  .numa = rc->numa_node,
+                                  .ports = ports,
+                                  .port_count = &count};
+
+        r = read_array(c, v, p, MAX_PORTS, "empty: a root complex has at least one Root Port",
+                       parse_placed, &place);
+        if (r)
+                return r;
+        for (size_t i = 0; i < count; i++) {
+                if (dwc->port_count >= SIM_MAX_DWC_PORTS)
+                        return fail(c, p, "more than %d Root Ports in all root complexes",
+                                    SIM_MAX_DWC_PORTS);
+                dwc->ports[dwc->port_count] = ports[i];
+                dwc->port_rc[dwc->port_count++] = index;
+        }
+        dwc->rc_count = index + 1;
+        return 0;
+}
+
+int parse_dwc(struct ctx *c, json_object *v)
+{
+        return read_array(c, v, "root_complexes", SIM_MAX_DWC_RCS,
+                          "empty: describe at least one root complex", parse_dwc_rc, NULL);
+}

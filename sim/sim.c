@@ -26,6 +26,7 @@
 #include "pcie_link.h"
 #include "sim_events.h"
 #include "sim_hisi_ptt.h"
+#include "sim_dwc_pcie.h"
 #include "sim_intel_iio.h"
 #include "sim_amd_df.h"
 #include "sim_sysfs.h"
@@ -48,6 +49,7 @@ struct sim {
         struct sim_pmu *pmu;
         struct sim_iio *iio;      /* NULL without an Intel part */
         struct sim_df *df;        /* NULL without an AMD data fabric */
+        struct sim_dwc *dwc;      /* NULL without DesignWare Root Ports */
         struct sim_ptt *ptt;      /* PTT trace devices (cores with a PTT function) */
         struct perf_ops ops;      /* routes to pmu or iio */
         struct load_ops load_ops; /* calibration loads into the PMU model */
@@ -217,7 +219,9 @@ static const struct perf_ops *ops_of_fd(struct sim *s, int fd)
                 return sim_ptt_ops(s->ptt);
         if (s->df && fd >= SIM_DF_FD_BASE)
                 return sim_df_ops(s->df);
-        if (s->iio && fd >= SIM_IIO_FD_BASE)
+        if (s->dwc && fd >= SIM_DWC_FD_BASE && fd < SIM_DF_FD_BASE)
+                return sim_dwc_ops(s->dwc);
+        if (s->iio && fd >= SIM_IIO_FD_BASE && fd < SIM_DWC_FD_BASE)
                 return sim_iio_ops(s->iio);
         if (fd >= SIM_FD_BASE && fd < SIM_IIO_FD_BASE)
                 return sim_pmu_ops(s->pmu);
@@ -245,6 +249,9 @@ static int route_open(void *ctx, struct perf_event_attr *attr, pid_t pid, int cp
         else if (s->ptt && attr->type >= SIM_PTT_TYPE_BASE &&
                  attr->type - SIM_PTT_TYPE_BASE < SIM_MAX_CORES * SIM_PMU_GENERATIONS)
                 o = sim_ptt_ops(s->ptt);
+        else if (s->dwc && attr->type >= SIM_DWC_TYPE_BASE &&
+                 attr->type - SIM_DWC_TYPE_BASE < SIM_MAX_DWC_PORTS)
+                o = sim_dwc_ops(s->dwc);
         if (!o)
                 return -ENOENT;
         refresh_if_due(s);
@@ -357,6 +364,8 @@ int sim_open(const char *name_or_path, const struct sim_opts *opts, struct sim *
         ret = sim_sysfs_write(s->machine, s->root, SIM_PMU_TYPE_BASE, errbuf, errlen);
         if (!ret)
                 ret = sim_ptt_sysfs_write(s->machine, s->root, SIM_PTT_TYPE_BASE, errbuf, errlen);
+        if (!ret)
+                ret = sim_dwc_sysfs_write(s->machine, s->root, errbuf, errlen);
         if (!ret && s->machine->amd.present)
                 ret = sim_df_sysfs_write(s->machine, s->root, errbuf, errlen);
         if (ret)
@@ -377,6 +386,14 @@ int sim_open(const char *name_or_path, const struct sim_opts *opts, struct sim *
                 ret = sim_iio_new(s->machine, opts->clock, opts->clock_ctx, &s->iio);
                 if (ret) {
                         snprintf(errbuf, errlen, "cannot start the IIO model: %s", strerror(-ret));
+                        goto fail;
+                }
+        }
+        if (s->machine->dwc.port_count) {
+                ret = sim_dwc_new(s->machine, opts->clock, opts->clock_ctx, &s->dwc);
+                if (ret) {
+                        snprintf(errbuf, errlen, "cannot start the DesignWare PMU model: %s",
+                                 strerror(-ret));
                         goto fail;
                 }
         }
@@ -418,6 +435,7 @@ void sim_close(struct sim *s)
         sim_pmu_free(s->pmu);
         sim_iio_free(s->iio);
         sim_df_free(s->df);
+        sim_dwc_free(s->dwc);
         sim_ptt_free(s->ptt);
         if (s->root[0])
                 remove_tree(s->root);
@@ -1015,6 +1033,11 @@ const struct sim_machine *sim_machine(const struct sim *s)
 struct sim_pmu *sim_pmu(struct sim *s)
 {
         return s->pmu;
+}
+
+struct sim_dwc *sim_dwc(struct sim *s)
+{
+        return s->dwc;
 }
 
 struct sim_iio *sim_iio(struct sim *s)

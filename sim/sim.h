@@ -71,6 +71,9 @@ struct sim_pmu *sim_pmu(struct sim *s);
 struct sim_iio *sim_iio(struct sim *s);
 /* The AMD data fabric model (sim_amd_df.h), or NULL without one. */
 struct sim_df *sim_df(struct sim *s);
+/* The DesignWare PCIe PMU model, or NULL without DesignWare Root Ports. */
+struct sim_dwc;
+struct sim_dwc *sim_dwc(struct sim *s);
 /* The PTT trace model (sim_hisi_ptt.h). */
 struct sim_ptt *sim_ptt(struct sim *s);
 const char *sim_root(const struct sim *s); /* the tree's top directory */

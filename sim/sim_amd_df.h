@@ -37,7 +37,7 @@
 struct perf_ops;
 
 #define SIM_DF_TYPE    0x9100     /* perf type of amd_df: beyond the other models' ranges */
-#define SIM_DF_FD_BASE 0x58000000 /* fake fds: above the IIO model's, below PTT's */
+#define SIM_DF_FD_BASE 0x5c000000 /* fake fds: above the DesignWare model's, below PTT's */
 
 struct sim_df;
 

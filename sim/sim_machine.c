@@ -253,8 +253,8 @@ static int check_above_0(struct ctx *c, const char *path, double v, const void *
 static int parse_top(struct ctx *c, json_object *top)
 {
         static const char *const keys[] = {
-            "machine", "description", "kernel", "cpus",   "cmdline", "hisi_pcie", "sicls",
-            "rcieps",  "inject",      "intel",  "events", "amd",     NULL};
+            "machine", "description", "kernel", "cpus",   "cmdline",        "hisi_pcie", "sicls",
+            "rcieps",  "inject",      "intel",  "events", "root_complexes", "amd",       NULL};
         static const char *const pmu_keys[] = {"flux_unit_bytes",
                                                "time_clock_hz",
                                                "latency_clock_hz",
@@ -343,10 +343,11 @@ static int parse_top(struct ctx *c, json_object *top)
         m->clocks.ptt_time_absolute = !strcmp(ptt_time, "absolute");
 
         v = member(top, "sicls");
-        if (!v && !member(top, "intel") && !member(top, "amd"))
+        if (!v && !member(top, "intel") && !member(top, "root_complexes") && !member(top, "amd"))
                 return fail(c, "sicls",
-                            "missing (the IO dies with their PCIe cores; or \"intel\" for an "
-                            "Intel machine, \"amd\" for an AMD one)");
+                            "missing (the IO dies with their PCIe cores; \"root_complexes\" for "
+                            "DesignWare Root Ports; or \"intel\" for an Intel machine, \"amd\" "
+                            "for an AMD one)");
         r = v ? read_array(c, v, "sicls", MAX_SICLS, "empty: describe at least one SICL",
                            parse_sicl, sicl_ids)
               : 0;
@@ -361,6 +362,12 @@ static int parse_top(struct ctx *c, json_object *top)
         v = member(top, "intel");
         if (v) {
                 r = parse_intel(c, v);
+                if (r)
+                        return r;
+        }
+        v = member(top, "root_complexes");
+        if (v) {
+                r = parse_dwc(c, v);
                 if (r)
                         return r;
         }

@@ -263,6 +263,28 @@ struct sim_amd {
         struct sim_amd_socket sockets[SIM_MAX_SOCKETS];
 };
 
+/* ---- Synopsys DesignWare PCIe (Alibaba Yitian 710 class machines) ---- */
+
+#define SIM_MAX_DWC_RCS   8
+#define SIM_MAX_DWC_PORTS 64
+
+/* A root complex of DesignWare Root Ports: each port of a vendor the
+ * kernel's dwc_pcie_pmu driver knows (Alibaba 0x1ded, Qualcomm 0x17cb;
+ * Ampere 0x1def from Linux 6.13) has the RAS D.E.S. capability and gets a
+ * dwc_rootport_<sbdf> PMU (from Linux 6.8). */
+struct sim_dwc_rc {
+        unsigned int id;
+        int numa_node;
+        int cpu; /* the PMUs' cpumask CPU: cpumask_local_spread(0, node) */
+};
+struct sim_dwc_desc {
+        size_t rc_count;
+        struct sim_dwc_rc rcs[SIM_MAX_DWC_RCS];
+        size_t port_count;                 /* every Root Port of the root complexes */
+        size_t ports[SIM_MAX_DWC_PORTS];   /* device indexes */
+        size_t port_rc[SIM_MAX_DWC_PORTS]; /* index into rcs */
+};
+
 /* Changes of the hardware while the machine runs (sim_events.h): the
  * description's `events` schedule, then what callers add at run time. */
 #define SIM_MAX_EVENTS 64  /* `events` entries in a description */
@@ -315,8 +337,9 @@ struct sim_machine {
         size_t injection_count;
         struct sim_injection injections[8];
 
-        struct sim_intel intel; /* present only on Intel machines */
-        struct sim_amd amd;     /* present only on AMD machines */
+        struct sim_intel intel;  /* present only on Intel machines */
+        struct sim_amd amd;      /* present only on AMD machines */
+        struct sim_dwc_desc dwc; /* root complexes with DesignWare Root Ports */
 
         /* The first schedule_count come from the description; the rest
          * were made at run time (sim_events.h). Only appended to: readers
@@ -358,6 +381,10 @@ static inline uint16_t sim_device_rid(const struct sim_device *d)
 {
         return (uint16_t)(d->bus << 8 | d->dev << 3 | d->fn);
 }
+
+/* Whether Root Port @i of m->dwc has a dwc_rootport PMU under @m's kernel
+ * (the driver is there from 6.8, here 6.9; its vendor list grew). */
+bool sim_dwc_has_pmu(const struct sim_machine *m, size_t i);
 
 /* Index of the Root Port above @dev (itself for a Root Port), or SIM_NONE. */
 size_t sim_machine_root_port(const struct sim_machine *m, size_t dev);

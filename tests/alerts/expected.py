@@ -107,6 +107,9 @@ def walk(machine):
         for rc in sock.get("root_complexes", []):
             for rp in rc.get("root_ports", []):
                 add(rp, None, "root_port")
+    for rc in machine.get("root_complexes", []):
+        for rp in rc.get("root_ports", []):
+            add(rp, None, "root_port")
     intel = machine.get("intel") if isinstance(machine.get("intel"), dict) else {}
     for sock in intel.get("sockets", []):
         for stack in sock.get("iio_stacks", []):

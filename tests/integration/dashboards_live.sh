@@ -1,7 +1,7 @@
 #!/bin/bash
 # dashboards_live.sh - the dashboards on live data (issue 13), also the
-# fleet run: three collectd daemons with the pcie plugin on the three
-# simulated machines (distinct Hostnames) write through remote_write into
+# fleet run: four collectd daemons with the pcie plugin on the four
+# simulated machines (Kunpeng x2, Sapphire Rapids, Yitian 710 with DWC PMUs) (distinct Hostnames) write through remote_write into
 # ONE real Prometheus 2.42 and one VictoriaMetrics 1.79. Then every panel
 # query of the committed dashboards/grafana/*.json (template variables
 # substituted) must return data for the host of each machine it is meant for
@@ -17,6 +17,7 @@
 [ -x "$COLLECTD" ] || skip_all "collectd is not installed"
 [ -x "$PROMETHEUS" ] || skip_all "prometheus is not installed"
 [ -x "$VICTORIA_METRICS" ] || skip_all "victoria-metrics is not installed"
+[ -x "$VMALERT" ] || skip_all "vmalert (victoria-metrics) is not installed"
 command -v curl >/dev/null || skip_all "curl is not installed"
 for so in pcie remote_write; do
 	[ -f "$top_builddir/plugin/.libs/$so.so" ] || skip_all "the $so plugin was not built"
@@ -28,10 +29,16 @@ RUN=${DASHBOARDS_RUN_SECONDS:-35}
 CHECK="$top_srcdir/tests/tools/dashboards_check.py"
 BOARDS="$top_srcdir/dashboards/grafana"
 
-start_prometheus prom
+RECORDS="$top_srcdir/dashboards/alerts/pcie.records.yml"
+PROM_CONFIG="global:
+  scrape_interval: 1m
+  evaluation_interval: 2s
+rule_files: [\"$RECORDS\"]" start_prometheus prom
 start_vm vm
+start_vmalert vmalert "$vm_url" 2s "$RECORDS"
 check "prometheus is up" wait_http "$prom_url/-/ready" 30
 check "victoria-metrics is up" wait_http "$vm_url/health" 30
+check "vmalert is up with the recording rules" wait_http "$vmalert_url/api/v1/rules" 30
 
 # conf MACHINE HOST [pcie lines...]: remote_write to both receivers.
 conf() {
@@ -50,6 +57,7 @@ conf spr-2s spr-01 \
 	'IIOStackBus "uncore_iio_free_running_2" 0 "0000:15"' \
 	'IIOStackBus "uncore_iio_free_running_4" 0 "0000:26"' \
 	'IIOStackBus "uncore_iio_6" 0 "0000:37"'
+conf yitian710-1p yt-01
 # The Turin host maps its root complexes as docs/metrics.md tells a user to
 # (AMDDFRootComplexBus), so that its utilisation panels have data.
 conf turin-2p turin-01 \
@@ -57,7 +65,7 @@ conf turin-2p turin-01 \
 	'AMDDFRootComplexBus 0 1 "0000:40"' 'AMDDFRootComplexBus 0 3 "0000:60"' \
 	'AMDDFRootComplexBus 1 0 "0000:80"' 'AMDDFRootComplexBus 1 1 "0000:a0"'
 pids=()
-for h in kp-2p-01 kp-misconfig-01 spr-01 turin-01; do
+for h in kp-2p-01 kp-misconfig-01 spr-01 yt-01 turin-01; do
 	"$COLLECTD" -f -C "$rw_tmp/$h/c.conf" >"$rw_tmp/$h/out" 2>&1 &
 	pids+=("$!")
 	rw_pids+=("$!")
@@ -69,16 +77,17 @@ for p in "${pids[@]}"; do
 	kill "$p" 2>/dev/null
 	wait "$p" 2>/dev/null
 done
-for h in kp-2p-01 kp-misconfig-01 spr-01 turin-01; do
+for h in kp-2p-01 kp-misconfig-01 spr-01 yt-01 turin-01; do
 	check "$h: collectd logged no errors" eval "! grep -q '\\[error\\]' '$rw_tmp/$h/c.log'"
 	grep '\[error\]' "$rw_tmp/$h/c.log" | head -3 | sed 's/^/# /'
 done
-sleep 2 # VictoriaMetrics makes fresh samples searchable after a moment
+sleep 4 # vmalert's last records reach VictoriaMetrics (flushed every 1 s) and are searchable
 
 while IFS=$'\t' read -r st desc; do
 	check "$desc" [ "$st" = ok ]
 done < <("$PYTHON3" "$CHECK" live "$BOARDS" "$prom_url" "$vm_url" "$t" \
-	kp-2p-01=kunpeng930-2p kp-misconfig-01=kunpeng930-misconfig spr-01=spr-2s turin-01=turin-2p \
+	kp-2p-01=kunpeng930-2p kp-misconfig-01=kunpeng930-misconfig spr-01=spr-2s yt-01=yitian710-1p \
+	turin-01=turin-2p \
 	--machines "$top_srcdir/sim/machines" || echo "not ok	dashboards_check.py live exited $?")
 
 if [ -n "$DASHBOARDS_PICTURES" ]; then

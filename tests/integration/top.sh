@@ -359,7 +359,7 @@ for row in "r rx RX?B/s" "t tx TX?B/s" "l latency latency"; do
 done
 keys "sort: tx " t
 tx_order=$(screen "$tmp/screen.txt" order)
-check "$m: the tx order differs from the port order" [ -n "$tx_order" ] && [ "$tx_order" != "$port_order" ]
+check "$m: the tx order differs from the port order" eval '[ -n "$tx_order" ] && [ "$tx_order" != "$port_order" ]'
 keys "sort: latency " s && keys "sort: errors " s && keys "sort: port " s &&
 	ok "$m: s cycles tx, latency, errors, port" || not_ok "$m: s cycles tx, latency, errors, port"
 capture

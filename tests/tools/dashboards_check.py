@@ -26,7 +26,8 @@ import urllib.parse
 import urllib.request
 
 KP2, KPM, SPR, TURIN = "kunpeng930-2p", "kunpeng930-misconfig", "spr-2s", "turin-2p"
-ALL = {KP2, KPM, SPR, TURIN}
+YIT = "yitian710-1p"  # Synopsys DWC PMUs (dwc_rootport_*)
+ALL = {KP2, KPM, SPR, YIT, TURIN}
 KUNPENG = {KP2, KPM}
 
 # Which simulated machines each panel is meant for: the dashboard's default
@@ -34,10 +35,10 @@ KUNPENG = {KP2, KPM}
 # return data for that host alone; on any other host it must return none.
 APPLIES = {
     "pciescope-fleet": (ALL, {
-        "Downtrained links": {KPM, TURIN},  # the table; the stat (a count) is ALL
+        "Downtrained links": {KPM, YIT, TURIN},  # the table; the stat (a count) is ALL
         "Critical MPS/MRRS findings": {KPM},
         "PTT completion latency p99 (top 10)": KUNPENG,
-        "Lowest PMU coverage (bottom 10)": KUNPENG | {TURIN},
+        "Lowest PMU coverage (bottom 10)": KUNPENG | {YIT, TURIN},
         "Failing PTT windows (top 10)": KUNPENG,
     }),
     "pciescope-host": (ALL, {
@@ -49,8 +50,9 @@ APPLIES = {
     "pciescope-ptt": (KUNPENG, {}),
     "pciescope-intel-iio": ({SPR}, {}),
     "pciescope-collector": (ALL, {
-        # The rotating plans: Kunpeng's hisi_pcie and Turin's amd_df.
-        "PMU coverage": KUNPENG | {TURIN},
+        # The rotating plans: Kunpeng's hisi_pcie, Turin's amd_df; the
+        # DesignWare PMUs alternate rx and tx (coverage, no plan).
+        "PMU coverage": KUNPENG | {YIT, TURIN},
         "PMU measurements planned and counting": KUNPENG | {TURIN},
         "PTT window results": KUNPENG,
     }),
@@ -333,11 +335,16 @@ def fleet_run(boards, prom, vm, t, hosts, host_of, allre, mdir):
     got = sorted((val for _, val in fleet_q(prom, "Top 10 saturated ports")), reverse=True)
     report(got == top, "fleet: top 10 saturated ports = the 10 largest of %d port directions (%s)" % (
         len(best), ", ".join("%.3f" % x for x in got[:3])))
-    perhost = {}
-    for (h, _, _, _), val in best.items():
-        perhost[h] = max(perhost.get(h, -1), val)
+    # The per-host panel reads a recording rule: compare each host's value
+    # with the raw maximum at the instant the rule was evaluated.
     got = {m["instance"]: val for m, val in fleet_q(prom, "Worst link utilisation per host (top 10)")}
-    report(got == perhost, "fleet: worst utilisation per host = the raw maxima (%s)" % (
+    perhost = {}
+    for m, ts in query(prom, "max by (instance) (timestamp(instance:pcie_port_utilization_ratio:max))", t):
+        r = query(prom, 'max by (instance) (pcie_port_utilization_ratio{capacity="effective",instance="%s"})'
+                  % m["instance"], ts)
+        if r:
+            perhost[m["instance"]] = r[0][1]
+    report(got == perhost and len(got) > 0, "fleet: worst utilisation per host = the raw maxima at the rule's evaluation (%s)" % (
         ", ".join("%s %.3f" % kv for kv in sorted(got.items()))))
 
     # ---- the same fleet queries on VictoriaMetrics ----
@@ -352,7 +359,10 @@ def fleet_run(boards, prom, vm, t, hosts, host_of, allre, mdir):
             ka = sorted(json.dumps({k: v for k, v in m.items() if k != "__name__"}, sort_keys=True) for m, _ in a)
             kb = sorted(json.dumps({k: v for k, v in m.items() if k != "__name__"}, sort_keys=True) for m, _ in bb)
             uses_rate = "rate(" in e or "increase(" in e
-            if uses_rate:
+            # A recording rule is evaluated by each engine at its own
+            # instants (Prometheus; vmalert for VictoriaMetrics).
+            uses_record = re.search(r"\binstance(_bdf)?:pcie_", e) is not None
+            if uses_rate or uses_record:
                 # VictoriaMetrics does not extrapolate rate(): the same
                 # series must answer, the values may differ.
                 same = (len(a) > 0) == (len(bb) > 0)

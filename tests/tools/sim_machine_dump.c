@@ -163,6 +163,16 @@ static void dump(const struct sim_machine *m)
             m->intel.socket_count);
         for (size_t i = 0; i < m->intel.socket_count && i < SIM_MAX_SOCKETS; i++)
                 socket(i, &m->intel.sockets[i]);
+        /* Only machines with DesignWare root complexes (the older goldens
+         * stay as they were). */
+        if (m->dwc.rc_count)
+                printf("root_complexes=%zu ports=%zu\n", m->dwc.rc_count, m->dwc.port_count);
+        for (size_t i = 0; i < m->dwc.rc_count && i < SIM_MAX_DWC_RCS; i++)
+                printf("root_complex[%zu] id=%u numa=%d cpu=%d\n", i, m->dwc.rcs[i].id,
+                       m->dwc.rcs[i].numa_node, m->dwc.rcs[i].cpu);
+        for (size_t i = 0; i < m->dwc.port_count && i < SIM_MAX_DWC_PORTS; i++)
+                printf("dwc_port[%zu] dev=%zu rc=%zu pmu=%d\n", i, m->dwc.ports[i],
+                       m->dwc.port_rc[i], sim_dwc_has_pmu(m, i));
         /* Only on AMD machines, so the others read as they always did. */
         if (m->amd.present)
                 amd(&m->amd);

@@ -47,9 +47,13 @@ int main(int argc, char **argv)
         }
         const struct sim_machine *m = sim_machine(sim);
 
-        for (size_t c = 0; c < m->core_count; c++) {
-                for (size_t p = 0; p < m->cores[c].port_count; p++) {
-                        size_t dev = m->cores[c].ports[p];
+        /* The Root Ports of the PCIe cores, then those of the DesignWare
+         * root complexes (the same truth: what the devices below moved). */
+        for (size_t c = 0; c <= m->core_count; c++) {
+                size_t count = c < m->core_count ? m->cores[c].port_count : m->dwc.port_count;
+
+                for (size_t p = 0; p < count; p++) {
+                        size_t dev = c < m->core_count ? m->cores[c].ports[p] : m->dwc.ports[p];
                         char bdf[32];
 
                         sim_device_bdf(&m->devices[dev], bdf, sizeof(bdf));

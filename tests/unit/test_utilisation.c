@@ -490,8 +490,8 @@ static const struct variant variants[] = {
 };
 
 static const char *const full_port_machines[] = {
-    "kunpeng930-2p", "kunpeng930-misconfig", "spr-2s",   "saturated-x4",
-    "pmu-test",      "alert-scenarios",      "turin-2p",
+    "kunpeng930-2p", "kunpeng930-misconfig", "spr-2s",       "saturated-x4",
+    "pmu-test",      "alert-scenarios",      "yitian710-1p", "turin-2p",
 };
 
 static void run_case(const char *dir, const char *file, const char *kernel, const char *len_mode)

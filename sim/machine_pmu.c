@@ -379,6 +379,26 @@ static int parse_other_dvsec(struct ctx *c, json_object *v, const char *path, si
         return 0;
 }
 
+/* An Intel uncore function the loader adds itself (discovery, CPU bus
+ * registers): an RC-integrated endpoint of class 0x088000 on a root bus. */
+static void intel_rciep(struct sim_device *d, uint16_t domain, uint8_t bus, uint8_t dev, uint8_t fn,
+                        uint16_t device, int numa)
+{
+        d->kind = SIM_RCIEP;
+        d->domain = domain;
+        d->bus = bus;
+        d->dev = dev;
+        d->fn = fn;
+        d->vendor = 0x8086;
+        d->device = device;
+        d->class_code = DISCOVERY_CLASS;
+        d->parent = SIM_NONE;
+        d->core = SIM_NONE;
+        d->numa_node = numa;
+        d->mpss = d->mps = DEF_MPSS;
+        d->mrrs = DEF_MRRS;
+}
+
 static int parse_discovery(struct ctx *c, json_object *o, const char *path, struct sim_socket *s)
 {
         const struct field stride[] = {
@@ -413,19 +433,7 @@ static int parse_discovery(struct ctx *c, json_object *o, const char *path, stru
         if (r)
                 return r;
         d = &m->devices[idx];
-        d->kind = SIM_RCIEP;
-        d->domain = domain;
-        d->bus = bus;
-        d->dev = dev;
-        d->fn = fn;
-        d->vendor = 0x8086;
-        d->device = 0x09a7;
-        d->class_code = DISCOVERY_CLASS;
-        d->parent = SIM_NONE;
-        d->core = SIM_NONE;
-        d->numa_node = s->numa_node;
-        d->mpss = d->mps = DEF_MPSS;
-        d->mrrs = DEF_MRRS;
+        intel_rciep(d, domain, bus, dev, fn, 0x09a7, s->numa_node);
         snprintf(d->name, sizeof(d->name), "pmon-discovery%u", s->id);
         s->discovery_function = idx;
 
@@ -694,19 +702,7 @@ static int register_function(struct ctx *c, uint16_t domain, uint8_t bus, uint8_
         if (r)
                 return r;
         d = &c->m->devices[idx];
-        d->kind = SIM_RCIEP;
-        d->domain = domain;
-        d->bus = bus;
-        d->dev = dev;
-        d->fn = fn;
-        d->vendor = 0x8086;
-        d->device = device;
-        d->class_code = DISCOVERY_CLASS;
-        d->parent = SIM_NONE;
-        d->core = SIM_NONE;
-        d->numa_node = numa;
-        d->mpss = d->mps = DEF_MPSS;
-        d->mrrs = DEF_MRRS;
+        intel_rciep(d, domain, bus, dev, fn, device, numa);
         snprintf(d->name, sizeof(d->name), "%s", name);
         *out = idx;
         return 0;

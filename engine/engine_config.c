@@ -707,9 +707,10 @@ static const struct engine_option options[] = {
      .default_text = "none",
      .help =
          "`IIOStackBus \"uncore_iio_free_running_2\" 0 \"0000:15\"`: the root bus of an IIO stack "
-         "on a socket (physical package id), for kernels without `die<N>` files (Sapphire Rapids "
-         "on). Part P of the stack is then the Root Port at device P+1 of that bus. The PMU may "
-         "also be named `uncore_iio_<N>`. Repeatable (64). Overrides a `die<N>` file."},
+         "on a socket (physical package id), where neither `die<N>` files nor the uncore's CPU "
+         "bus registers map it, or to correct them (Sapphire Rapids on). Part P of the stack is "
+         "then the Root Port at device P+1 of that bus. The PMU may also be named "
+         "`uncore_iio_<N>`. Repeatable (64). Overrides a `die<N>` file and the registers."},
     {.name = "IIOScaleFix",
      .kind = ENGINE_OPT_BOOLEAN,
      .set = set_bool,

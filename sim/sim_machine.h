@@ -216,6 +216,14 @@ struct sim_socket {
         struct sim_uncore_unit *units; /* table order */
         size_t stack_count;
         struct sim_iio_stack stacks[SIM_MAX_IIO_STACKS];
+        /* The uncore's CPU bus registers (intel.stack_registers; device
+         * indexes, SIM_NONE when not written): the MSM function 8086:09a6
+         * at 03.0 and the PCU CR3 function 8086:325b at 1e.3 of the
+         * discovery function's bus, and 8086:09a2 at 00.0 of each stack's
+         * root bus (SAD_CONTROL_CFG), as collectors/iio_stackmap.h reads. */
+        size_t msm_function, pcu_function;
+        size_t sad_function[SIM_MAX_IIO_STACKS];
+        unsigned int cpubus[SIM_MAX_IIO_STACKS]; /* each stack's CPU bus id */
 };
 
 struct sim_intel {
@@ -225,6 +233,8 @@ struct sim_intel {
         double iio_out_bytes_per_count; /* model assumption: 4 */
         double ioclk_hz;                /* IIO clock, e.g. 1e9 (assumption) */
         bool die_files;                 /* write die<N> in uncore_iio_<box> (SPR kernels do not) */
+        bool stack_registers;           /* write the CPU bus registers (Intel PCM's mapping) */
+        unsigned int chop;              /* SPR die chop in CAPID4: 3 XCC, 1 MCC */
         size_t socket_count;
         struct sim_socket sockets[SIM_MAX_SOCKETS];
 };

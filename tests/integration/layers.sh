@@ -44,7 +44,7 @@ mapfile -t WRITER_H < <(headers_of writer)
 mapfile -t COLLECTORS_H < <(headers_of collectors)
 mapfile -t NETDATA_H < <(headers_of netdata)
 
-PURE=(tlp ptt_entry ptt_summary pcie_cfg pcie_link aer bdf_match pci_addr uncore_table text_buf redact)
+PURE=(tlp ptt_entry ptt_summary pcie_cfg pcie_link aer bdf_match pci_addr uncore_table text_buf redact iio_stackmap)
 PURE_H=(pci_regs.h sample.h)
 for p in "${PURE[@]}"; do PURE_H+=("$p.h"); done
 SEAM_AND_USERS=()

@@ -113,7 +113,12 @@ static void socket(size_t i, const struct sim_socket *s)
                 for (size_t k = 0; k < t->port_count && k < 8; k++)
                         printf(" %zu", t->ports[k]);
                 printf("\n");
+                if (s->msm_function != SIM_NONE)
+                        printf("socket[%zu].stack[%zu] cpubus=%u sad=%zu\n", i, j, s->cpubus[j],
+                               s->sad_function[j]);
         }
+        if (s->msm_function != SIM_NONE)
+                printf("socket[%zu] msm=%zu pcu=%zu\n", i, s->msm_function, s->pcu_function);
 }
 
 static void amd(const struct sim_amd *a)
@@ -161,6 +166,8 @@ static void dump(const struct sim_machine *m)
             m->intel.present, m->intel.cpu_model, m->intel.iio_in_bytes_per_count,
             m->intel.iio_out_bytes_per_count, m->intel.ioclk_hz, m->intel.die_files,
             m->intel.socket_count);
+        if (m->intel.stack_registers)
+                printf("intel stack_registers chop=%u\n", m->intel.chop);
         for (size_t i = 0; i < m->intel.socket_count && i < SIM_MAX_SOCKETS; i++)
                 socket(i, &m->intel.sockets[i]);
         /* Only machines with DesignWare root complexes (the older goldens

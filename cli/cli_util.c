@@ -8,6 +8,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <math.h>
 #include <json-c/json.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -136,9 +137,16 @@ void cli_count(const struct cli_opts *opts, struct engine *e,
         for (r.n = 1; r.n <= opts->count; r.n++) {
                 double due;
 
-                cli_sleep_until(start + r.n * opts->interval);
-                while ((due = engine_next_due(e)) <= cli_now())
-                        engine_advance(e, cli_now());
+                double end = start + r.n * opts->interval;
+
+                /* Every tick a unit wants up to the interval's end, at its
+                 * time (a unit may switch its counters within an
+                 * interval), then the read. */
+                while ((due = engine_next_due(e)) <= end) {
+                        cli_sleep_until(due);
+                        engine_advance(e, fmax(cli_now(), due));
+                }
+                cli_sleep_until(end);
                 if (!opts->json)
                         printf("--- interval %u of %u (%.1f s)\n", r.n, opts->count,
                                opts->interval);

@@ -70,17 +70,15 @@ struct exporter {
         unsigned long failed; /* samples that could not be named or stored */
 };
 
-/* One sample as the collectd plugin dispatches it and remote_write names
- * it: prom.name, prom.type and prom.label.* over the collectd identity. */
+/* One sample named as remote_write names the collectd plugin's values:
+ * its Prometheus name, kind and labels (a prom_name makes rw_series_build
+ * ignore collectd's identity, which the exporter has no use for). */
 static int put_sample(struct exporter *x, const char *source, const struct pcie_sample *s)
 {
         const char *names[PCIE_SAMPLE_MAX_LABELS], *values[PCIE_SAMPLE_MAX_LABELS];
         struct rw_vl vl = {
             .host = x->instance,
             .plugin = "pcie",
-            .plugin_instance = s->instance,
-            .type = s->type,
-            .type_instance = s->type_instance,
             .prom_name = s->metric,
             .prom_type = pcie_metric_kind_name(s->kind),
             .n_meta = s->label_count,

@@ -42,6 +42,7 @@
 #include "engine.h"
 #include "rw_endpoint.h"
 #include "rw_http.h"
+#include "rw_pace.h"
 #include "rw_series.h"
 #include "safe_file.h"
 
@@ -231,9 +232,8 @@ static bool traffic_family(const char *name)
                !strcmp(name, "pcie_iio_bw_out_estimate_bytes_per_second");
 }
 
-/* A sample as the plugin dispatches it and remote_write names it (the
- * exporter's put_sample): prom.name, prom.type, prom.label.* over the
- * collectd identity, host @host. */
+/* A sample named as remote_write names the plugin's values (the exporter's
+ * put_sample): its Prometheus name, kind and labels, host @host. */
 static int name_sample(const struct pcie_sample *s, const char *host, struct rw_labelset *set,
                        enum rw_kind *kind)
 {
@@ -241,9 +241,6 @@ static int name_sample(const struct pcie_sample *s, const char *host, struct rw_
         struct rw_vl vl = {
             .host = host,
             .plugin = "pcie",
-            .plugin_instance = s->instance,
-            .type = s->type,
-            .type_instance = s->type_instance,
             .prom_name = s->metric,
             .prom_type = pcie_metric_kind_name(s->kind),
             .n_meta = s->label_count,
@@ -1049,13 +1046,23 @@ static int endpoints_start(struct fleet *F, size_t max_series)
                         fleet_error("cannot start a sender thread");
                         return -1;
                 }
-        /* host -> endpoint: URL by a hash of the name (the spread over
-         * several receivers), tenant by another, connection by index */
+        /* host -> endpoint: URL by jump consistent hashing of the name
+         * (rw_shard: the spread over several receivers, even, and adding
+         * one moves only the hosts it takes), tenant likewise, connection
+         * by index */
         for (size_t i = 0; i < F->hosts; i++) {
                 struct host *h = &F->h[i];
-                uint64_t hash = fnv1a(h->name, h->namelen);
-                size_t u = (size_t)(hash % F->n_urls);
-                size_t t = F->tenant_path ? (size_t)((hash >> 32) % F->tenants) : 0;
+                char key[sizeof(h->name) + 8];
+                size_t u = rw_shard(h->name, (uint32_t)F->n_urls), t = 0;
+
+                /* The tenant by a key of its own, so that it does not
+                 * follow the URL. (The high bits of FNV-1a alone do not
+                 * change with the last character of a name: fleet-00001
+                 * to fleet-00006 all fell in one tenant.) */
+                if (F->tenant_path) {
+                        snprintf(key, sizeof(key), "tenant:%s", h->name);
+                        t = rw_shard(key, F->tenants);
+                }
 
                 h->ep = F->ep[(t * F->n_urls + u) * per + i % per];
         }

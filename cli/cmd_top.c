@@ -605,16 +605,23 @@ static int run(struct view *v)
         select_index(v, 0);
         draw(v);
         while (!quit && !top_signal) {
-                double before = cli_now(), left = next - before;
+                double before = cli_now(), due = engine_next_due(v->e);
+                double wake = fmin(next, due), left = wake - before;
                 struct pollfd pfd = {.fd = STDIN_FILENO, .events = POLLIN};
                 int ms, ch, rc;
 
-                if (left <= 0) {
+                if (next <= before) {
                         refresh_data(v);
                         next += v->opts->interval;
                         if (next < cli_now())
                                 next = cli_now() + v->opts->interval;
                         draw(v);
+                        continue;
+                }
+                if (due <= before) {
+                        /* A unit that ticks between refreshes (one that
+                         * switches its counters within an interval). */
+                        engine_advance(v->e, before);
                         continue;
                 }
                 ms = left > 1.0 ? 1000 : (int)(left * 1000) + 1;
@@ -624,7 +631,7 @@ static int run(struct view *v)
                 if (rc == 0) {
                         /* Nothing on a real clock (the time has passed in
                          * poll); PCIESCOPE_VIRTUAL_CLOCK moves only here. */
-                        cli_sleep_until(fmin(next, before + ms / 1000.0));
+                        cli_sleep_until(fmin(wake, before + ms / 1000.0));
                         continue;
                 }
                 if (rc > 0 && (pfd.revents & (POLLHUP | POLLERR | POLLNVAL)))
@@ -645,8 +652,9 @@ int cmd_top(const struct cli_opts *opts, struct engine *e)
         SCREEN *screen;
         int err;
 
-        v.pmu_units =
-            engine_unit_count(e, ENGINE_SOURCE_PORT_PMUS | ENGINE_SOURCE_INTEL_IIO, &v.pmu_started);
+        v.pmu_units = engine_unit_count(
+            e, ENGINE_SOURCE_PORT_PMUS | ENGINE_SOURCE_INTEL_IIO | ENGINE_SOURCE_AMD_DF,
+            &v.pmu_started);
         v.model = top_model_new();
         if (!v.model) {
                 cli_error("top: out of memory");

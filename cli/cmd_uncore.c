@@ -14,6 +14,7 @@
 
 #include "cli.h"
 #include "intel_iio.h"
+#include "pcie_families.h"
 #include "pcie_topo.h"
 #include "sample.h"
 #include "uncore_discovery.h"
@@ -216,7 +217,7 @@ static void print_socket(const struct sample_set *set)
         for (size_t i = 0; i < set->count; i++) {
                 const struct pcie_sample *s = &set->samples[i];
 
-                if (!strcmp(s->metric, "pcie_iio_stack_info")) {
+                if (s->family == PCIE_FAM_IIO_STACK_INFO) {
                         const char *bus = label_of(s, "root_bus");
 
                         printf("  %s: root bus %s (%s), %s bytes per count (%s scale)\n",
@@ -224,7 +225,7 @@ static void print_socket(const struct sample_set *set)
                                label_of(s, "bytes_per_count"), label_of(s, "scale"));
                         continue;
                 }
-                if (strcmp(s->metric, "pcie_port_bandwidth_bytes_per_second"))
+                if (s->family != PCIE_FAM_PORT_BANDWIDTH_BYTES_PER_SECOND)
                         continue;
                 if (!*label_of(s, "port") && s->gauge <= 0)
                         continue;
@@ -234,8 +235,9 @@ static void print_socket(const struct sample_set *set)
                 for (size_t k = 0; k < set->count; k++) {
                         const struct pcie_sample *u = &set->samples[k];
 
-                        if (!strcmp(u->metric, "pcie_port_utilization_ratio") &&
-                            !strcmp(u->instance, s->instance) &&
+                        if (u->family == PCIE_FAM_PORT_UTILIZATION_RATIO &&
+                            !strcmp(label_of(u, "socket"), label_of(s, "socket")) &&
+                            !strcmp(label_of(u, "stack"), label_of(s, "stack")) &&
                             !strcmp(label_of(u, "part"), label_of(s, "part")) &&
                             !strcmp(label_of(u, "capacity"), "raw"))
                                 printf("   util %5.1f%%", u->gauge * 100);

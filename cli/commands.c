@@ -174,12 +174,13 @@ const struct cli_command cli_commands[] = {
      .run = cmd_audit,
      .flags = CLI_CMD_MACHINE},
     {.name = "pmu",
-     .summary = "count with the per-port PCIe PMUs (HiSilicon, NVIDIA Grace): bandwidth, "
-                "utilisation and latency per Root Port for a few intervals",
+     .summary = "count with the PCIe PMUs (HiSilicon hisi_pcie, Synopsys DWC, NVIDIA Grace, "
+                "AMD data fabric): bandwidth, utilisation and latency per Root Port (or root "
+                "complex) for a few intervals",
      .options = "json interval count detail option calibration",
      .run = cmd_pmu,
      .flags = CLI_CMD_MACHINE | CLI_CMD_START,
-     .sources = ENGINE_SOURCE_PORT_PMUS},
+     .sources = ENGINE_SOURCE_PORT_PMUS | ENGINE_SOURCE_AMD_DF},
     {.name = "uncore",
      .summary = "Intel uncore PMON discovery: every PMON unit the table behind DVSEC 0x23 "
                 "(id 1) lists; read only",
@@ -201,7 +202,8 @@ const struct cli_command cli_commands[] = {
      .run = cmd_top,
      .flags = CLI_CMD_MACHINE | CLI_CMD_START | CLI_CMD_TERMINAL,
      /* link state, audit and AER, and the bandwidth of either vendor */
-     .sources = ENGINE_SOURCE_MONITOR | ENGINE_SOURCE_PORT_PMUS | ENGINE_SOURCE_INTEL_IIO,
+     .sources = ENGINE_SOURCE_MONITOR | ENGINE_SOURCE_PORT_PMUS | ENGINE_SOURCE_INTEL_IIO |
+                ENGINE_SOURCE_AMD_DF,
      .prepare = cmd_top_prepare,
      .no_terminal = "use `pciescope pmu`, `pciescope iio` or `pciescope topology` for text"},
     {.name = "trace",

@@ -16,6 +16,7 @@
 
 #include "bdf_match.h"
 #include "hw_env.h"
+#include "pcie_families.h"
 #include "pcie_link.h"
 #include "pcie_topo.h"
 #include "perf_group.h"
@@ -650,13 +651,13 @@ struct emitter {
         struct sample_emitter out;
 };
 
-static struct pcie_sample base_sample(const struct hisi_pcie_core *c, const char *metric,
-                                      const char *type, enum pcie_metric_kind kind,
-                                      const char *instance, const char *type_instance)
+static struct pcie_sample base_sample(const struct hisi_pcie_core *c,
+                                      const struct pcie_family *family, const char *instance,
+                                      const char *type_instance)
 {
         struct pcie_sample s;
 
-        sample_init(&s, metric, type, kind, instance, type_instance);
+        sample_init(&s, family, instance, type_instance);
         sample_label(&s, "pmu", c->pmu->name);
         return s;
 }
@@ -700,8 +701,8 @@ static void emit_raw(struct emitter *em, const struct measurement *m, double ela
                          pi->primary);
         }
         /* Primary and secondary counts. */
-        s = base_sample(c, pi->bandwidth ? "pcie_pmu_flux_total" : "pcie_pmu_latency_cycles_total",
-                        pi->bandwidth ? "pmu_flux" : "pmu_latency_cycles", PCIE_METRIC_COUNTER,
+        s = base_sample(c,
+                        pi->bandwidth ? PCIE_FAM_PMU_FLUX_TOTAL : PCIE_FAM_PMU_LATENCY_CYCLES_TOTAL,
                         target, ti);
         sample_label(&s, "target", target);
         sample_label(&s, "event", pi->primary);
@@ -709,18 +710,13 @@ static void emit_raw(struct emitter *em, const struct measurement *m, double ela
                 sample_label(&s, "shorter_than_bytes", below);
         s.counter = m->primary_total;
         sample_emit(&em->out, &s);
-        s.metric = pi->bandwidth ? "pcie_pmu_time_total" : "pcie_pmu_tlps_total";
-        s.type = pi->bandwidth ? "pmu_time" : "pmu_tlps";
+        sample_set_family(&s, pi->bandwidth ? PCIE_FAM_PMU_TIME_TOTAL : PCIE_FAM_PMU_TLPS_TOTAL);
         s.counter = m->secondary_total;
         sample_emit(&em->out, &s);
-        s.metric = "pcie_pmu_counting_seconds_total";
-        s.type = "pmu_counting_seconds";
-        s.kind = PCIE_METRIC_FLOAT_COUNTER;
+        sample_set_family(&s, PCIE_FAM_PMU_COUNTING_SECONDS_TOTAL);
         s.gauge = m->running_seconds;
         sample_emit(&em->out, &s);
-        s.metric = "pcie_pmu_coverage_ratio";
-        s.type = "pmu_coverage";
-        s.kind = PCIE_METRIC_GAUGE;
+        sample_set_family(&s, PCIE_FAM_PMU_COVERAGE_RATIO);
         s.gauge = coverage(m, elapsed);
         sample_emit(&em->out, &s);
 }
@@ -780,8 +776,7 @@ static void emit_port_values(struct emitter *em, size_t port)
 
                         snprintf(below, sizeof(below), "%u", m->below_bytes);
                         snprintf(ti, sizeof(ti), "%s-lt%u", pi->name, m->below_bytes);
-                        s = base_sample(c, "pcie_port_tlp_length_bytes_per_second",
-                                        "pmu_length_bandwidth", PCIE_METRIC_GAUGE, p->bdf, ti);
+                        s = base_sample(c, PCIE_FAM_PORT_TLP_LENGTH_BYTES_PER_SECOND, p->bdf, ti);
                         sample_label(&s, "port", p->bdf);
                         sample_label(&s, "event", pi->name);
                         sample_label(&s, "shorter_than_bytes", below);
@@ -790,8 +785,8 @@ static void emit_port_values(struct emitter *em, size_t port)
                 } else if (pi->bandwidth) {
                         int dir = pi->direction[0] == 't';
 
-                        s = base_sample(c, "pcie_port_bandwidth_bytes_per_second", "pmu_bandwidth",
-                                        PCIE_METRIC_GAUGE, p->bdf, pi->name);
+                        s = base_sample(c, PCIE_FAM_PORT_BANDWIDTH_BYTES_PER_SECOND, p->bdf,
+                                        pi->name);
                         sample_label(&s, "port", p->bdf);
                         sample_label(&s, "direction", pi->direction);
                         sample_label(&s, "tlp", pi->tlp);
@@ -803,16 +798,14 @@ static void emit_port_values(struct emitter *em, size_t port)
                                       port_tlps(c, port, m->pair));
                         dir_have[dir] = true;
                 } else if (m->have_ratio) {
-                        s = base_sample(c, "pcie_port_latency_seconds", "pmu_latency_seconds",
-                                        PCIE_METRIC_GAUGE, p->bdf, pi->name);
+                        s = base_sample(c, PCIE_FAM_PORT_LATENCY_SECONDS, p->bdf, pi->name);
                         sample_label(&s, "port", p->bdf);
                         sample_label(&s, "event", pi->name);
                         s.gauge = m->ratio / c->opts.latency_clock_hz;
                         sample_emit(&em->out, &s);
                         if (c->opts.detail < PCIE_DETAIL_FULL)
                                 continue; /* the same value in the PMU's clock */
-                        s.metric = "pcie_port_latency_cycles";
-                        s.type = "pmu_latency_average_cycles";
+                        sample_set_family(&s, PCIE_FAM_PORT_LATENCY_CYCLES);
                         s.gauge = m->ratio;
                         sample_emit(&em->out, &s);
                 }
@@ -828,8 +821,7 @@ static void emit_port_values(struct emitter *em, size_t port)
                 if (!dir_have[dir] || pcie_util_ratios(&util[dir], &raw, &effective))
                         continue;
                 snprintf(ti, sizeof(ti), "%s-raw", names[dir]);
-                s = base_sample(c, "pcie_port_utilization_ratio", "pmu_utilization",
-                                PCIE_METRIC_GAUGE, p->bdf, ti);
+                s = base_sample(c, PCIE_FAM_PORT_UTILIZATION_RATIO, p->bdf, ti);
                 sample_label(&s, "port", p->bdf);
                 sample_label(&s, "direction", names[dir]);
                 sample_label(&s, "capacity", "raw");
@@ -888,8 +880,7 @@ static void emit_endpoints(struct emitter *em, double elapsed)
                     !endpoint_published(c, m->endpoint))
                         continue;
                 e = &c->endpoints[m->endpoint];
-                s = base_sample(c, "pcie_device_bandwidth_bytes_per_second", "pmu_bandwidth",
-                                PCIE_METRIC_GAUGE, e->bdf, pi->name);
+                s = base_sample(c, PCIE_FAM_DEVICE_BANDWIDTH_BYTES_PER_SECOND, e->bdf, pi->name);
                 sample_label(&s, "device", e->bdf);
                 sample_label(&s, "port", c->ports[e->port].bdf);
                 sample_label(&s, "direction", pi->direction);
@@ -906,7 +897,7 @@ static void emit_core(struct emitter *em, double elapsed)
         const struct hisi_pcie_core *c = em->c;
         struct pcie_sample s;
 
-        s = base_sample(c, "pcie_pmu_info", "pmu_info", PCIE_METRIC_INFO, c->pmu->name, "");
+        s = base_sample(c, PCIE_FAM_PMU_INFO, c->pmu->name, "");
         sample_label(&s, "sicl", c->sicl);
         sample_label(&s, "core", c->core);
         sample_label(&s, "identifier", c->identifier);
@@ -914,11 +905,10 @@ static void emit_core(struct emitter *em, double elapsed)
         s.gauge = 1;
         sample_emit(&em->out, &s);
 
-        s = base_sample(c, "pcie_pmu_measurements", "pmu_measurements", PCIE_METRIC_GAUGE,
-                        c->pmu->name, "planned");
+        s = base_sample(c, PCIE_FAM_PMU_MEASUREMENTS, c->pmu->name, "planned");
         s.gauge = (double)c->count;
         sample_emit(&em->out, &s);
-        s.metric = "pcie_pmu_measurements_counting";
+        sample_set_family(&s, PCIE_FAM_PMU_MEASUREMENTS_COUNTING);
         s.type_instance = "counting";
         s.gauge = (double)c->window_count;
         sample_emit(&em->out, &s);
@@ -937,8 +927,7 @@ static void emit_core(struct emitter *em, double elapsed)
                         worst = coverage(&c->m[i], elapsed);
         if (worst > 1)
                 return; /* nothing has counted yet */
-        s = base_sample(c, "pcie_pmu_coverage_ratio", "pmu_coverage", PCIE_METRIC_GAUGE,
-                        c->pmu->name, "");
+        s = base_sample(c, PCIE_FAM_PMU_COVERAGE_RATIO, c->pmu->name, "");
         s.gauge = worst;
         sample_emit(&em->out, &s);
 }
@@ -990,8 +979,7 @@ int hisi_pcie_core_tick(struct hisi_pcie_core *c, double now, struct sample_set 
         emit_core(&em, elapsed);
 
         c->cpu_seconds += thread_cpu_seconds() - cpu0;
-        s = base_sample(c, "pcie_collector_cpu_seconds_total", "collector_cpu_seconds",
-                        PCIE_METRIC_FLOAT_COUNTER, c->pmu->name, "");
+        s = base_sample(c, PCIE_FAM_COLLECTOR_CPU_SECONDS_TOTAL, c->pmu->name, "");
         s.gauge = c->cpu_seconds;
         sample_emit(&em.out, &s);
         return ret ? ret : em.out.err;

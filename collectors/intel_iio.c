@@ -14,8 +14,10 @@
 #include <time.h>
 
 #include "hw_env.h"
+#include "iio_stackmap.h"
+#include "pci_source.h"
 #include "pcie_link.h"
-#include "sample.h"
+#include "pcie_families.h"
 #include "pcie_topo.h"
 #include "perf_group.h"
 #include "perf_pmu.h"
@@ -40,11 +42,21 @@ struct part {
 };
 
 /* Where a stack's root bus came from. */
-enum stack_mapping { MAPPED_NOT, MAPPED_BY_KERNEL, MAPPED_BY_CONFIG };
+enum stack_mapping { MAPPED_NOT, MAPPED_BY_KERNEL, MAPPED_BY_CONFIG, MAPPED_BY_REGISTERS };
 
 static const char *mapping_name(enum stack_mapping m)
 {
-        return m == MAPPED_BY_KERNEL ? "kernel" : m == MAPPED_BY_CONFIG ? "config" : "unmapped";
+        switch (m) {
+        case MAPPED_BY_KERNEL:
+                return "kernel";
+        case MAPPED_BY_CONFIG:
+                return "config";
+        case MAPPED_BY_REGISTERS:
+                return "registers";
+        case MAPPED_NOT:
+                break;
+        }
+        return "unmapped";
 }
 
 /* One IIO stack (box) as seen from one socket. */
@@ -86,6 +98,11 @@ struct intel_iio {
         struct intel_iio_opts opts;
         size_t socket_count;
         struct intel_iio_socket *sockets;
+        /* The uncore's CPU bus registers, read once at discovery. */
+        struct iio_stackmap regs;
+        int regs_err; /* 0, or why there is no register mapping */
+        char regs_why[160];
+        unsigned int port_device0; /* device of part 0's Root Port */
 };
 
 void intel_iio_opts_default(struct intel_iio_opts *opts)
@@ -140,6 +157,163 @@ static double thread_cpu_seconds(void)
         if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts))
                 return 0;
         return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* ---- the uncore's CPU bus registers (iio_stackmap.h) ---- */
+
+#define MAX_MSM 16
+#define MAX_SAD 64
+
+/* What the scan keeps of the functions that hold the registers. */
+struct regs_scan {
+        struct {
+                struct pci_addr addr;
+                uint8_t cfg[IIO_MSM_CFG_BYTES];
+                size_t len;
+        } msm[MAX_MSM];
+        size_t msm_count;
+        struct {
+                struct pci_addr addr;
+                uint8_t cfg[IIO_SAD_CONTROL_CFG + 4];
+                size_t len;
+        } sad[MAX_SAD];
+        size_t sad_count;
+        uint8_t pcu[IIO_PCU_CAPID4 + 4];
+        size_t pcu_len;
+        bool have_pcu;
+};
+
+static uint16_t cfg16(const uint8_t *cfg, size_t len, size_t off)
+{
+        return len >= off + 2 ? (uint16_t)(cfg[off] | cfg[off + 1] << 8) : 0xffff;
+}
+
+static size_t keep(uint8_t *dst, size_t size, const uint8_t *cfg, size_t len)
+{
+        size_t n = len < size ? len : size;
+
+        memcpy(dst, cfg, n);
+        return n;
+}
+
+static int regs_visit(void *ctx, const struct pci_addr *addr, const uint8_t *cfg, size_t cfg_len)
+{
+        struct regs_scan *sc = ctx;
+        uint16_t device = cfg16(cfg, cfg_len, 2);
+
+        if (cfg16(cfg, cfg_len, 0) != 0x8086)
+                return 0;
+        if (device == IIO_MSM_DEVICE_ID && sc->msm_count < MAX_MSM) {
+                sc->msm[sc->msm_count].addr = *addr;
+                sc->msm[sc->msm_count].len =
+                    keep(sc->msm[sc->msm_count].cfg, IIO_MSM_CFG_BYTES, cfg, cfg_len);
+                sc->msm_count++;
+        } else if (device == IIO_PCU_CR3_DEVICE_ID && addr->dev == IIO_PCU_CR3_DEVICE &&
+                   addr->func == IIO_PCU_CR3_FUNCTION && !sc->have_pcu) {
+                sc->pcu_len = keep(sc->pcu, sizeof(sc->pcu), cfg, cfg_len);
+                sc->have_pcu = true;
+        } else if (addr->dev == 0 && addr->func == 0 && sc->sad_count < MAX_SAD) {
+                /* Any Intel 00.0: PCM reads SAD_CONTROL_CFG there whatever its
+                 * device id (0x09a2 on SPR). */
+                sc->sad[sc->sad_count].addr = *addr;
+                sc->sad[sc->sad_count].len =
+                    keep(sc->sad[sc->sad_count].cfg, sizeof(sc->sad[0].cfg), cfg, cfg_len);
+                sc->sad_count++;
+        }
+        return 0;
+}
+
+static const char *short_read(size_t len)
+{
+        return len <= 64 ? " (configuration space past the header needs root)" : "";
+}
+
+int intel_iio_read_stackmap(const struct hw_env *env, unsigned int family, unsigned int model,
+                            struct iio_stackmap *map, char *why, size_t whylen)
+{
+        struct regs_scan *sc;
+        int chop = IIO_CHOP_UNKNOWN, err;
+
+        memset(map, 0, sizeof(*map));
+        why[0] = '\0';
+        if (!env->pci) {
+                snprintf(why, whylen, "no PCI configuration space in this environment");
+                return -ENODEV;
+        }
+        if (iio_layout_of(family, model, IIO_CHOP_XCC) == IIO_LAYOUT_UNKNOWN) {
+                snprintf(why, whylen, "no CPU bus table for family %u model 0x%x", family, model);
+                return -EINVAL;
+        }
+        sc = calloc(1, sizeof(*sc));
+        if (!sc)
+                return -ENOMEM;
+        err = pci_source_scan(env->pci, regs_visit, sc);
+        if (err) {
+                snprintf(why, whylen, "PCI scan failed: %s", pci_source_error(env->pci));
+                goto out;
+        }
+        if (!sc->msm_count) {
+                snprintf(why, whylen,
+                         "they are absent: no MSM function (PCI 8086:%04x) in configuration space",
+                         IIO_MSM_DEVICE_ID);
+                err = -ENOENT;
+                goto out;
+        }
+        if (iio_layout_needs_chop(family, model)) {
+                err = sc->have_pcu ? iio_chop_decode(sc->pcu, sc->pcu_len, &chop) : -ENOENT;
+                if (err) {
+                        snprintf(why, whylen, "the die layout (XCC or MCC) is unknown: %s%s",
+                                 !sc->have_pcu    ? "no PCU CR3 function (PCI 8086:325b at device "
+                                                    "1e.3)"
+                                 : err == -ERANGE ? "CAPID4 has an unknown chop"
+                                                  : "CAPID4 (0x94) of the PCU CR3 function is "
+                                                    "unreadable",
+                                 sc->have_pcu ? short_read(sc->pcu_len) : "");
+                        goto out;
+                }
+        }
+        map->layout = iio_layout_of(family, model, (enum iio_chop)chop);
+        for (size_t i = 0; i < sc->msm_count && !err; i++) {
+                char bdf[PCI_BDF_LEN], reason[128];
+                struct iio_cpubus cb;
+                unsigned int package = 0;
+                int first;
+                size_t k;
+
+                pci_addr_format(&sc->msm[i].addr, bdf);
+                err = iio_cpubus_decode(sc->msm[i].cfg, sc->msm[i].len, &cb);
+                if (err) {
+                        snprintf(why, whylen, "%s: CPUBUSNO registers %s%s", bdf,
+                                 err == -ENOENT ? "mark no bus valid" : "are unreadable",
+                                 short_read(sc->msm[i].len));
+                        break;
+                }
+                first = iio_cpubus_first(&cb);
+                for (k = 0; k < sc->sad_count; k++)
+                        if (sc->sad[k].addr.domain == sc->msm[i].addr.domain &&
+                            sc->sad[k].addr.bus == first)
+                                break;
+                err = k < sc->sad_count
+                          ? iio_package_decode(sc->sad[k].cfg, sc->sad[k].len, &package)
+                          : -ENOENT;
+                if (err) {
+                        snprintf(why, whylen,
+                                 "%s: the package of its CPU buses is unknown: SAD_CONTROL_CFG "
+                                 "of %04x:%02x:00.0 is %s",
+                                 bdf, (unsigned int)sc->msm[i].addr.domain, first,
+                                 err == -ENOENT ? "not there" : "unreadable");
+                        break;
+                }
+                err = iio_stackmap_add(map, package, sc->msm[i].addr.domain, &cb, reason,
+                                       sizeof(reason));
+                if (err)
+                        snprintf(why, whylen, "%s: %s", bdf, reason);
+        }
+out:
+        if (err)
+                map->count = 0;
+        free(sc);
+        return err;
 }
 
 /* ---- discovery ---- */
@@ -216,11 +390,13 @@ static bool die_file_bus(const struct hw_env *env, unsigned int box, size_t die,
         return intel_iio_parse_bus(text, domain, bus) == 0;
 }
 
-/* Root Ports of a mapped stack: part P at device P + 1 of the root bus. */
-static void map_parts(struct stack *st, const struct pcie_topo *topo)
+/* Root Ports of a mapped stack: part P at device P + @device0 of the root
+ * bus (1 on SPR/EMR, 2 on Xeon 6: iio_stackmap.h). */
+static void map_parts(struct stack *st, const struct pcie_topo *topo, unsigned int device0)
 {
         for (unsigned int p = 0; p < INTEL_IIO_PARTS && topo; p++) {
-                struct pci_addr a = {.domain = st->domain, .bus = st->bus, .dev = (uint8_t)(p + 1)};
+                struct pci_addr a = {
+                    .domain = st->domain, .bus = st->bus, .dev = (uint8_t)(p + device0)};
                 size_t i = pcie_topo_find(topo, &a);
                 const struct pcie_function *f;
 
@@ -322,6 +498,7 @@ static int add_pmu(struct intel_iio *iio, const struct hw_env *env, const struct
                 unsigned int id = (unsigned int)package_of(env, cpu, (unsigned int)k);
                 struct intel_iio_socket *sock = socket_for(iio, env, id, cpu);
                 const struct intel_iio_map *m;
+                const struct iio_stack_root *r;
                 struct stack *st, *n;
 
                 if (!sock) {
@@ -338,15 +515,27 @@ static int add_pmu(struct intel_iio *iio, const struct hw_env *env, const struct
                 *st = proto;
                 st->mapping = MAPPED_NOT;
                 m = config_map(&iio->opts, box, id);
+                r = iio->regs_err ? NULL : iio_stackmap_find(&iio->regs, id, box);
                 if (m) {
+                        /* The configuration wins over what the hardware says. */
                         st->domain = m->domain;
                         st->bus = m->bus;
                         st->mapping = MAPPED_BY_CONFIG;
+                        if (r && (r->domain != m->domain || r->bus != m->bus))
+                                hw_logf(env, HW_LOG_NOTICE,
+                                        "%s: socket %u: IIOStackBus says %04x:%02x, the CPU bus "
+                                        "registers say %04x:%02x; using the configuration",
+                                        name, id, (unsigned int)m->domain, m->bus,
+                                        (unsigned int)r->domain, r->bus);
                 } else if (die_file_bus(env, box, k, &st->domain, &st->bus)) {
                         st->mapping = MAPPED_BY_KERNEL;
+                } else if (r) {
+                        st->domain = r->domain;
+                        st->bus = r->bus;
+                        st->mapping = MAPPED_BY_REGISTERS;
                 }
                 if (st->mapping != MAPPED_NOT)
-                        map_parts(st, topo);
+                        map_parts(st, topo, iio->port_device0);
         }
         perf_pmu_free(pmu);
         return err;
@@ -376,6 +565,10 @@ int intel_iio_discover(const struct hw_env *env, const struct pcie_topo *topo,
         iio->opts = *opts;
         uncore_cpu_id(env, &family, &model);
         fix = opts->scale_fix && counts_32_bytes(family, model);
+        iio->regs_err = intel_iio_read_stackmap(env, family, model, &iio->regs, iio->regs_why,
+                                                sizeof(iio->regs_why));
+        iio->port_device0 = iio_layout_port_device0(
+            iio->regs_err ? iio_layout_of(family, model, IIO_CHOP_XCC) : iio->regs.layout);
         for (int i = 0; i < n && err != -ENOMEM; i++) {
                 err = add_pmu(iio, env, topo, names[i], fix);
                 usable += err == 0;
@@ -385,12 +578,16 @@ int intel_iio_discover(const struct hw_env *env, const struct pcie_topo *topo,
                 intel_iio_free(iio);
                 return err == -ENOMEM ? err : -EBADMSG;
         }
+        /* Said once, at discovery, and only where it costs a mapping. */
         if (intel_iio_mapped_count(iio) < intel_iio_stack_count(iio))
                 hw_logf(env, HW_LOG_INFO,
                         "intel iio: %zu of %zu IIO stacks mapped to a root bus; the kernel has "
-                        "no IIO-to-bus mapping (die<N> files) on Sapphire Rapids and later, so "
-                        "the others are published by stack and part (IIOStackBus maps them)",
-                        intel_iio_mapped_count(iio), intel_iio_stack_count(iio));
+                        "no IIO-to-bus mapping (die<N> files) on Sapphire Rapids and later, and "
+                        "the uncore's CPU bus registers %s%s%s; the others are published by "
+                        "stack and part (IIOStackBus maps them)",
+                        intel_iio_mapped_count(iio), intel_iio_stack_count(iio),
+                        iio->regs_err ? "were not used (" : "do not name them",
+                        iio->regs_err ? iio->regs_why : "", iio->regs_err ? ")" : "");
         *out = iio;
         return 0;
 }
@@ -646,13 +843,13 @@ struct emitter {
         char socket[12];
 };
 
-static struct pcie_sample base(struct emitter *em, const struct stack *st, const char *metric,
-                               const char *type, enum pcie_metric_kind kind, const char *instance,
+static struct pcie_sample base(struct emitter *em, const struct stack *st,
+                               const struct pcie_family *family, const char *instance,
                                const char *type_instance)
 {
         struct pcie_sample s;
 
-        sample_init(&s, metric, type, kind, instance, type_instance);
+        sample_init(&s, family, instance, type_instance);
         sample_label(&s, "pmu", st->pmu);
         sample_label(&s, "socket", em->socket);
         return s;
@@ -660,12 +857,11 @@ static struct pcie_sample base(struct emitter *em, const struct stack *st, const
 
 /* A sample of one part: the stack's labels plus stack, part and port. */
 static struct pcie_sample part_sample(struct emitter *em, const struct stack *st,
-                                      const char *metric, const char *type,
-                                      enum pcie_metric_kind kind, const char *instance,
+                                      const struct pcie_family *family, const char *instance,
                                       const char *type_instance, const char *box, const char *part,
                                       const char *port)
 {
-        struct pcie_sample s = base(em, st, metric, type, kind, instance, type_instance);
+        struct pcie_sample s = base(em, st, family, instance, type_instance);
 
         sample_label(&s, "stack", box);
         sample_label(&s, "part", part);
@@ -684,7 +880,7 @@ static void emit_stack(struct emitter *em, const struct stack *st)
 
         /* What is known about the stack: mapping and scale. */
         snprintf(bpc, sizeof(bpc), "%g", st->parts[0].offered ? st->parts[0].in_bpc : 0.0);
-        s = base(em, st, "pcie_iio_stack_info", "pmu_info", PCIE_METRIC_INFO, instance, "stack");
+        s = base(em, st, PCIE_FAM_IIO_STACK_INFO, instance, "stack");
         sample_label(&s, "stack", box);
         sample_label(&s, "root_bus", st->mapping != MAPPED_NOT ? root_bus : "");
         sample_label(&s, "mapping", mapping_name(st->mapping));
@@ -702,9 +898,8 @@ static void emit_stack(struct emitter *em, const struct stack *st)
                 snprintf(part, sizeof(part), "%u", p);
                 if (pt->have_rate) {
                         snprintf(ti, sizeof(ti), "part%u-rx", p);
-                        s = part_sample(em, st, "pcie_port_bandwidth_bytes_per_second",
-                                        "pmu_bandwidth", PCIE_METRIC_GAUGE, instance, ti, box, part,
-                                        pt->port);
+                        s = part_sample(em, st, PCIE_FAM_PORT_BANDWIDTH_BYTES_PER_SECOND, instance,
+                                        ti, box, part, pt->port);
                         sample_label(&s, "direction", "rx");
                         sample_label(&s, "tlp", "all");
                         s.gauge = pt->in_rate;
@@ -723,9 +918,8 @@ static void emit_stack(struct emitter *em, const struct stack *st)
                                 pcie_util_ratios(&u, &raw, &eff);
 
                                 snprintf(ti, sizeof(ti), "part%u-rx-raw", p);
-                                s = part_sample(em, st, "pcie_port_utilization_ratio",
-                                                "pmu_utilization", PCIE_METRIC_GAUGE, instance, ti,
-                                                box, part, pt->port);
+                                s = part_sample(em, st, PCIE_FAM_PORT_UTILIZATION_RATIO, instance,
+                                                ti, box, part, pt->port);
                                 sample_label(&s, "direction", "rx");
                                 sample_label(&s, "capacity", "raw");
                                 s.gauge = raw;
@@ -738,9 +932,9 @@ static void emit_stack(struct emitter *em, const struct stack *st)
                         /* An estimate: not for the basic detail. */
                         if (pt->out_index >= 0 && em->s->opts->detail >= PCIE_DETAIL_DEFAULT) {
                                 snprintf(ti, sizeof(ti), "part%u-tx", p);
-                                s = part_sample(em, st, "pcie_iio_bw_out_estimate_bytes_per_second",
-                                                "pmu_bandwidth", PCIE_METRIC_GAUGE, instance, ti,
-                                                box, part, pt->port);
+                                s = part_sample(em, st,
+                                                PCIE_FAM_IIO_BW_OUT_ESTIMATE_BYTES_PER_SECOND,
+                                                instance, ti, box, part, pt->port);
                                 sample_label(&s, "direction", "tx");
                                 s.gauge = pt->out_rate;
                                 sample_emit(&em->out, &s);
@@ -749,15 +943,13 @@ static void emit_stack(struct emitter *em, const struct stack *st)
                 if (em->s->opts->detail < PCIE_DETAIL_FULL)
                         continue; /* raw counts: the full detail */
                 snprintf(ti, sizeof(ti), "bw_in_port%u", p);
-                s = part_sample(em, st, "pcie_iio_counts_total", "iio_counts", PCIE_METRIC_COUNTER,
-                                instance, ti, box, part, NULL);
+                s = part_sample(em, st, PCIE_FAM_IIO_COUNTS_TOTAL, instance, ti, box, part, NULL);
                 sample_label(&s, "event", ti);
                 s.counter = pt->in_counts;
                 sample_emit(&em->out, &s);
         }
         if (st->ioclk_index >= 0 && em->s->opts->detail >= PCIE_DETAIL_FULL) {
-                s = base(em, st, "pcie_iio_counts_total", "iio_counts", PCIE_METRIC_COUNTER,
-                         instance, "ioclk");
+                s = base(em, st, PCIE_FAM_IIO_COUNTS_TOTAL, instance, "ioclk");
                 sample_label(&s, "stack", box);
                 sample_label(&s, "event", "ioclk");
                 s.counter = st->ioclk_counts;
@@ -792,8 +984,7 @@ int intel_iio_socket_tick(struct intel_iio_socket *s, double now, struct sample_
                         emit_stack(&em, st);
         }
         s->cpu_seconds += thread_cpu_seconds() - cpu0;
-        sample_init(&cs, "pcie_collector_cpu_seconds_total", "collector_cpu_seconds",
-                    PCIE_METRIC_FLOAT_COUNTER, s->name, "cpu");
+        sample_init(&cs, PCIE_FAM_COLLECTOR_CPU_SECONDS_TOTAL, s->name, "cpu");
         sample_label(&cs, "pmu", "uncore_iio_free_running");
         sample_label(&cs, "socket", em.socket);
         cs.gauge = s->cpu_seconds;

@@ -15,10 +15,12 @@
  *
  * Mapping stacks to PCIe: the kernel tells which root bus an IIO stack owns
  * only through `die<N>` files in uncore_iio_<N> (SKX, ICX, SNR); SPR and
- * later have none. A stack is mapped from those files, or from the
- * configuration (IIOStackBus); otherwise it is published by stack and part
- * only. On a mapped stack part P is the Root Port at device P + 1 of the
- * stack's root bus (the SPR layout Intel PCM uses), when one is there.
+ * later have none. A stack is mapped from the configuration (IIOStackBus,
+ * which always wins), else from those files, else from the uncore's CPU
+ * bus registers in PCI configuration space, as Intel PCM maps them
+ * (iio_stackmap.h); otherwise it is published by stack and part only. On a
+ * mapped stack part P is the Root Port at device P + 1 of the stack's root
+ * bus (P + 2 on Xeon 6), when one is there.
  *
  * One collector per socket (intel_iio_socket), meant for a thread of its
  * own, as hisi_pcie_core is per PCIe core.
@@ -34,6 +36,7 @@
 #include "sample.h"
 
 struct hw_env;
+struct iio_stackmap;
 struct pcie_topo;
 struct sample_set;
 
@@ -69,6 +72,19 @@ int intel_iio_parse_bus(const char *text, uint32_t *domain, uint8_t *bus);
  * Returns 0, or -EINVAL for an unknown unit or a scale <= 0.
  */
 int intel_iio_bytes_per_count(double scale, const char *unit, double *bytes);
+
+/*
+ * intel_iio_read_stackmap - the IIO stack to root bus mapping of a CPU of
+ * @family/@model from the uncore's CPU bus registers in PCI configuration
+ * space (iio_stackmap.h), read once through the env's libpci access.
+ * Returns 0 with @map filled, or a negative errno with a sentence in @why:
+ * -ENOENT when the registers are absent (no MSM function: an older CPU, a
+ * VM, an lspci dump of another machine), -EINVAL for a CPU without a
+ * table, -ENODATA when they cannot be read (no root), -EBADMSG when they
+ * are inconsistent, -ENODEV without PCI access, -ENOMEM.
+ */
+int intel_iio_read_stackmap(const struct hw_env *env, unsigned int family, unsigned int model,
+                            struct iio_stackmap *map, char *why, size_t whylen);
 
 struct intel_iio;        /* everything found */
 struct intel_iio_socket; /* one socket's collector */

@@ -13,6 +13,7 @@
 
 #include <json-c/json.h>
 
+#include "iio_stackmap.h"
 #include "pcie_cfg.h"
 #include "pcie_link.h"
 #include "pcie_topo.h"
@@ -27,6 +28,8 @@ struct gen {
         bool *emitted;  /* topo index: written into the description */
         bool *assigned; /* topo index: a Root Port taken by a core or stack */
         struct md_notes *notes;
+        struct iio_stackmap *regs; /* the CPU bus registers' mapping, NULL: none */
+        int chop;                  /* from CAPID4, IIO_CHOP_UNKNOWN if not read */
 };
 
 static void note(struct md_notes *n, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -674,12 +677,114 @@ static json_object *stack_json(struct gen *g, unsigned int box, const struct pci
         return o;
 }
 
-/* The stacks of socket @s: die files, IIOStackBus, then by order. */
+/* The topo index of the Intel function with @device at @a, or NONE. */
+static size_t intel_fn(const struct gen *g, const struct pci_addr *a, uint16_t device)
+{
+        size_t k = pcie_topo_find(g->topo, a);
+
+        if (k == PCIE_TOPO_NONE || fn_at(g, k)->info.vendor_id != 0x8086 ||
+            fn_at(g, k)->info.device_id != device)
+                return PCIE_TOPO_NONE;
+        return k;
+}
+
+/*
+ * The CPU bus registers Intel PCM maps IIO stacks from (iio_stackmap.h):
+ * decoded here from the functions' bytes, into g->regs when every MSM
+ * function decodes; noted and left out otherwise. The functions are marked
+ * emitted: the description's "stack_registers" has the simulator write
+ * them again (the MSM at 03.0 and the PCU CR3 at 1e.3 of the discovery
+ * function's bus, 00.0 on each stack bus).
+ */
+static void read_registers(struct gen *g)
+{
+        static struct iio_stackmap map;
+        size_t pcu = PCIE_TOPO_NONE, msm = 0;
+        char why[160] = "";
+        int err = 0;
+
+        memset(&map, 0, sizeof(map));
+        g->chop = IIO_CHOP_UNKNOWN;
+        for (size_t i = 0; i < pcie_topo_count(g->topo); i++) {
+                const struct pcie_function *fn = fn_at(g, i);
+
+                if (fn->info.vendor_id == 0x8086 && fn->info.device_id == IIO_PCU_CR3_DEVICE_ID &&
+                    pcu == PCIE_TOPO_NONE)
+                        pcu = i;
+        }
+        if (pcu != PCIE_TOPO_NONE &&
+            iio_chop_decode(facts_of(g, pcu)->cfg, facts_of(g, pcu)->cfg_len, &g->chop))
+                g->chop = IIO_CHOP_UNKNOWN;
+        map.layout = iio_layout_of(
+            6, g->f->cpu_model,
+            iio_layout_needs_chop(6, g->f->cpu_model) ? (enum iio_chop)g->chop : IIO_CHOP_XCC);
+        for (size_t i = 0; i < pcie_topo_count(g->topo) && !err; i++) {
+                const struct md_function *mf;
+                struct iio_cpubus cb;
+                struct pci_addr sad;
+                unsigned int package;
+                size_t k;
+
+                if (fn_at(g, i)->info.vendor_id != 0x8086 ||
+                    fn_at(g, i)->info.device_id != IIO_MSM_DEVICE_ID)
+                        continue;
+                msm++;
+                mf = facts_of(g, i);
+                err = iio_cpubus_decode(mf->cfg, mf->cfg_len, &cb);
+                if (err) {
+                        snprintf(why, sizeof(why), "%s: CPUBUSNO unreadable", fn_at(g, i)->bdf);
+                        break;
+                }
+                sad = (struct pci_addr){.domain = mf->addr.domain,
+                                        .bus = (uint8_t)iio_cpubus_first(&cb)};
+                k = pcie_topo_find(g->topo, &sad);
+                err = k == PCIE_TOPO_NONE ? -ENOENT
+                                          : iio_package_decode(facts_of(g, k)->cfg,
+                                                               facts_of(g, k)->cfg_len, &package);
+                if (!err)
+                        err =
+                            iio_stackmap_add(&map, package, mf->addr.domain, &cb, why, sizeof(why));
+                else
+                        snprintf(why, sizeof(why), "%s: no SAD_CONTROL_CFG", fn_at(g, i)->bdf);
+                g->emitted[i] = !err;
+        }
+        if (!msm)
+                return;
+        if (err || !map.count) {
+                note(g->notes,
+                     "the uncore's CPU bus registers do not map IIO stacks (%s): not simulated",
+                     err ? why : "no table for this CPU or die layout");
+                for (size_t i = 0; i < pcie_topo_count(g->topo); i++)
+                        if (fn_at(g, i)->info.device_id == IIO_MSM_DEVICE_ID)
+                                g->emitted[i] = false;
+                return;
+        }
+        for (size_t i = 0; i < pcie_topo_count(g->topo); i++)
+                if (fn_at(g, i)->info.vendor_id == 0x8086 &&
+                    fn_at(g, i)->info.device_id == IIO_PCU_CR3_DEVICE_ID)
+                        g->emitted[i] = true;
+        g->regs = &map;
+}
+
+/* The registers' root bus of stack @box on socket @s, or NULL. */
+static const struct pci_addr *register_bus(struct gen *g, const struct md_socket *s,
+                                           unsigned int box, struct pci_addr *buf)
+{
+        const struct iio_stack_root *r = g->regs ? iio_stackmap_find(g->regs, s->id, box) : NULL;
+
+        if (!r)
+                return NULL;
+        *buf = (struct pci_addr){.domain = r->domain, .bus = r->bus};
+        return buf;
+}
+
+/* The stacks of socket @s: die files, IIOStackBus, the CPU bus registers,
+ * then by order. */
 static json_object *stacks_json(struct gen *g, const struct md_socket *s, int numa, bool any_numa)
 {
         const struct md_facts *f = g->f;
         json_object *arr = json_object_new_array();
-        struct pci_addr buses[64];
+        struct pci_addr buses[64], reg_bus;
         bool bus_used[64] = {false};
         size_t nbus = stack_buses(g, s, numa, any_numa, buses, 64);
         bool guessed = false;
@@ -696,9 +801,20 @@ static json_object *stacks_json(struct gen *g, const struct md_socket *s, int nu
                 for (size_t c = 0; c < f->stack_bus_count && !bus; c++)
                         if (f->stack_buses[c].box == box->box && f->stack_buses[c].socket == s->id)
                                 bus = &f->stack_buses[c].bus;
+                if (!bus)
+                        bus = register_bus(g, s, box->box, &reg_bus);
                 for (size_t k = 0; k < nbus && bus; k++)
                         if (buses[k].domain == bus->domain && buses[k].bus == bus->bus)
                                 bus_used[k] = true;
+                if (!bus && g->regs) {
+                        /* The simulator would write registers for it: only
+                         * a stack they map can be described. */
+                        note(g->notes,
+                             "uncore_iio_free_running_%u on socket %u: not mapped by the CPU "
+                             "bus registers: the stack is left out",
+                             box->box, s->id);
+                        continue;
+                }
                 if (!bus) {
                         for (size_t k = 0; k < nbus && !bus; k++)
                                 if (!bus_used[k]) {
@@ -715,6 +831,13 @@ static json_object *stacks_json(struct gen *g, const struct md_socket *s, int nu
                         continue;
                 }
                 json_object_array_add(arr, stack_json(g, box->box, bus));
+                if (g->regs) { /* its 00.0 is the simulator's to write */
+                        struct pci_addr a = {.domain = bus->domain, .bus = bus->bus};
+                        size_t k = intel_fn(g, &a, IIO_SAD_DEVICE_ID);
+
+                        if (k != PCIE_TOPO_NONE)
+                                g->emitted[k] = true;
+                }
         }
         if (guessed)
                 note(g->notes,
@@ -737,6 +860,11 @@ static json_object *intel_json(struct gen *g)
                 note(g->notes, "the CPU model is unknown: simulated as 143 (Sapphire Rapids)");
         add(o, "cpu_model", json_object_new_int(f->cpu_model ? (int)f->cpu_model : 143));
         add(o, "die_files", json_object_new_boolean(dies));
+        read_registers(g);
+        if (g->regs) {
+                add(o, "stack_registers", json_object_new_boolean(true));
+                add(o, "chop", json_object_new_string(g->chop == IIO_CHOP_MCC ? "mcc" : "xcc"));
+        }
         if (inv->source_count != f->socket_count)
                 note(g->notes, "%zu discovery functions for %zu sockets: paired in order",
                      inv->source_count, f->socket_count);

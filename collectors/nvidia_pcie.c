@@ -13,6 +13,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "pcie_families.h"
 #include "hw_env.h"
 #include "pcie_cfg.h"
 #include "pcie_link.h"
@@ -545,13 +546,12 @@ static int read_window(struct nvidia_pcie_socket *s)
 
 /* ---- samples ---- */
 
-static struct pcie_sample base(const struct nvidia_pcie_socket *s, const char *metric,
-                               const char *type, enum pcie_metric_kind kind, const char *instance,
-                               const char *type_instance)
+static struct pcie_sample base(const struct nvidia_pcie_socket *s, const struct pcie_family *family,
+                               const char *instance, const char *type_instance)
 {
         struct pcie_sample x;
 
-        sample_init(&x, metric, type, kind, instance, type_instance);
+        sample_init(&x, family, instance, type_instance);
         sample_label(&x, "pmu", s->name);
         return x;
 }
@@ -574,7 +574,7 @@ static void emit_port(const struct nvidia_pcie_socket *s, struct sample_emitter 
         char bits[4], ti[48];
 
         snprintf(bits, sizeof(bits), "%u", bit);
-        x = base(s, "pcie_pmu_port_info", "pmu_port_info", PCIE_METRIC_INFO, p->bdf, "");
+        x = base(s, PCIE_FAM_PMU_PORT_INFO, p->bdf, "");
         sample_label(&x, "port", p->bdf);
         sample_label(&x, "bit", bits);
         sample_label(&x, "mapping", nvidia_pcie_mapping_name(p->mapping));
@@ -584,8 +584,7 @@ static void emit_port(const struct nvidia_pcie_socket *s, struct sample_emitter 
                 return;
         /* wr_bytes: the devices' memory writes (rx, MWr); rd_bytes: the
          * data of their reads (tx, completions). Payload only. */
-        x = base(s, "pcie_port_bandwidth_bytes_per_second", "pmu_bandwidth", PCIE_METRIC_GAUGE,
-                 p->bdf, "rx_mwr");
+        x = base(s, PCIE_FAM_PORT_BANDWIDTH_BYTES_PER_SECOND, p->bdf, "rx_mwr");
         sample_label(&x, "port", p->bdf);
         sample_label(&x, "direction", "rx");
         sample_label(&x, "tlp", "mwr");
@@ -610,8 +609,7 @@ static void emit_port(const struct nvidia_pcie_socket *s, struct sample_emitter 
                 if (pcie_util_ratios(&util[dir], &raw, &effective))
                         continue;
                 snprintf(ti, sizeof(ti), "%s-raw", names[dir]);
-                x = base(s, "pcie_port_utilization_ratio", "pmu_utilization", PCIE_METRIC_GAUGE,
-                         p->bdf, ti);
+                x = base(s, PCIE_FAM_PORT_UTILIZATION_RATIO, p->bdf, ti);
                 sample_label(&x, "port", p->bdf);
                 sample_label(&x, "direction", names[dir]);
                 sample_label(&x, "capacity", "raw");
@@ -625,15 +623,13 @@ static void emit_port(const struct nvidia_pcie_socket *s, struct sample_emitter 
                 sample_emit(em, &x);
         }
         if (p->have_latency) {
-                x = base(s, "pcie_port_latency_seconds", "pmu_latency_seconds", PCIE_METRIC_GAUGE,
-                         p->bdf, "rx_mrd");
+                x = base(s, PCIE_FAM_PORT_LATENCY_SECONDS, p->bdf, "rx_mrd");
                 sample_label(&x, "port", p->bdf);
                 sample_label(&x, "event", "rx_mrd");
                 x.gauge = p->latency_s;
                 sample_emit(em, &x);
                 if (s->opts->detail >= PCIE_DETAIL_FULL) {
-                        x.metric = "pcie_port_latency_cycles";
-                        x.type = "pmu_latency_average_cycles";
+                        sample_set_family(&x, PCIE_FAM_PORT_LATENCY_CYCLES);
                         x.gauge = p->latency_cycles;
                         sample_emit(em, &x);
                 }
@@ -641,8 +637,7 @@ static void emit_port(const struct nvidia_pcie_socket *s, struct sample_emitter 
         if (s->opts->detail < PCIE_DETAIL_DEFAULT)
                 goto full;
         /* Requests per second, and the bandwidth by memory (local or remote). */
-        x = base(s, "pcie_port_requests_per_second", "pmu_requests", PCIE_METRIC_GAUGE, p->bdf,
-                 "rx_mwr");
+        x = base(s, PCIE_FAM_PORT_REQUESTS_PER_SECOND, p->bdf, "rx_mwr");
         sample_label(&x, "port", p->bdf);
         sample_label(&x, "direction", "rx");
         sample_label(&x, "tlp", "mwr");
@@ -654,8 +649,7 @@ static void emit_port(const struct nvidia_pcie_socket *s, struct sample_emitter 
         sample_emit(em, &x);
         for (int m = 0; m < 2; m++) {
                 snprintf(ti, sizeof(ti), "rx_mwr-%s", memory[m]);
-                x = base(s, "pcie_port_memory_bandwidth_bytes_per_second", "pmu_bandwidth",
-                         PCIE_METRIC_GAUGE, p->bdf, ti);
+                x = base(s, PCIE_FAM_PORT_MEMORY_BANDWIDTH_BYTES_PER_SECOND, p->bdf, ti);
                 sample_label(&x, "port", p->bdf);
                 sample_label(&x, "direction", "rx");
                 sample_label(&x, "tlp", "mwr");
@@ -673,21 +667,18 @@ full:
                 return;
         for (size_t e = 0; e < EV_COUNT; e++) {
                 snprintf(ti, sizeof(ti), "%s-%s", bits, event_names[e]);
-                x = base(s, "pcie_pmu_counts_total", "pmu_counts", PCIE_METRIC_COUNTER, p->bdf, ti);
+                x = base(s, PCIE_FAM_PMU_COUNTS_TOTAL, p->bdf, ti);
                 sample_label(&x, "target", p->bdf);
                 sample_label(&x, "event", event_names[e]);
                 x.counter = p->totals[e];
                 sample_emit(em, &x);
         }
-        x = base(s, "pcie_pmu_counting_seconds_total", "pmu_counting_seconds",
-                 PCIE_METRIC_FLOAT_COUNTER, p->bdf, "root_port");
+        x = base(s, PCIE_FAM_PMU_COUNTING_SECONDS_TOTAL, p->bdf, "root_port");
         sample_label(&x, "target", p->bdf);
         sample_label(&x, "event", "root_port");
         x.gauge = p->counting_s;
         sample_emit(em, &x);
-        x.metric = "pcie_pmu_coverage_ratio";
-        x.type = "pmu_coverage";
-        x.kind = PCIE_METRIC_GAUGE;
+        sample_set_family(&x, PCIE_FAM_PMU_COVERAGE_RATIO);
         x.gauge = coverage(s, p, elapsed);
         sample_emit(em, &x);
 }
@@ -720,29 +711,26 @@ int nvidia_pcie_socket_tick(struct nvidia_pcie_socket *s, double now, struct sam
                 if (s->ports[b].have_rate && coverage(s, &s->ports[b], elapsed) < worst)
                         worst = coverage(s, &s->ports[b], elapsed);
         }
-        x = base(s, "pcie_pmu_info", "pmu_info", PCIE_METRIC_INFO, s->name, "");
+        x = base(s, PCIE_FAM_PMU_INFO, s->name, "");
         sample_label(&x, "node", s->node_text);
         sample_label(&x, "identifier", s->identifier);
         sample_label(&x, "ports", s->ports_label);
         x.gauge = 1;
         sample_emit(&em, &x);
-        x = base(s, "pcie_pmu_measurements", "pmu_measurements", PCIE_METRIC_GAUGE, s->name,
-                 "planned");
+        x = base(s, PCIE_FAM_PMU_MEASUREMENTS, s->name, "planned");
         x.gauge = (double)s->mapped;
         sample_emit(&em, &x);
-        x.metric = "pcie_pmu_measurements_counting";
+        sample_set_family(&x, PCIE_FAM_PMU_MEASUREMENTS_COUNTING);
         x.type_instance = "counting";
         x.gauge = s->group ? 1 : 0;
         sample_emit(&em, &x);
         if (s->opts->detail < PCIE_DETAIL_FULL && worst <= 1) {
-                x = base(s, "pcie_pmu_coverage_ratio", "pmu_coverage", PCIE_METRIC_GAUGE, s->name,
-                         "");
+                x = base(s, PCIE_FAM_PMU_COVERAGE_RATIO, s->name, "");
                 x.gauge = worst;
                 sample_emit(&em, &x);
         }
         s->cpu_seconds += thread_cpu_seconds() - cpu0;
-        x = base(s, "pcie_collector_cpu_seconds_total", "collector_cpu_seconds",
-                 PCIE_METRIC_FLOAT_COUNTER, s->name, "");
+        x = base(s, PCIE_FAM_COLLECTOR_CPU_SECONDS_TOTAL, s->name, "");
         x.gauge = s->cpu_seconds;
         sample_emit(&em, &x);
         return ret ? ret : em.err;

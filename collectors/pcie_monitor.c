@@ -12,6 +12,7 @@
 #include "aer.h"
 #include "hw_env.h"
 #include "pcie_link.h"
+#include "pcie_families.h"
 #include "pcie_topo.h"
 
 /* What we remember about a function between intervals. */
@@ -189,32 +190,32 @@ struct emitter {
         const char *bdf;
 };
 
-static void function_sample(struct pcie_sample *s, struct emitter *em, const char *metric,
-                            const char *type, enum pcie_metric_kind kind, const char *type_instance)
+static void function_sample(struct pcie_sample *s, struct emitter *em,
+                            const struct pcie_family *family, const char *type_instance)
 {
-        sample_init(s, metric, type, kind, em->bdf, type_instance);
+        sample_init(s, family, em->bdf, type_instance);
         sample_label(s, "bdf", em->bdf);
 }
 
-static int emit_gauge(struct emitter *em, const char *metric, const char *type,
+static int emit_gauge(struct emitter *em, const struct pcie_family *family,
                       const char *type_instance, const char *label, double value)
 {
         struct pcie_sample s;
 
-        function_sample(&s, em, metric, type, PCIE_METRIC_GAUGE, type_instance);
+        function_sample(&s, em, family, type_instance);
         if (label)
                 sample_label(&s, label, type_instance);
         s.gauge = value;
         return sample_emit(&em->out, &s);
 }
 
-static int emit_counter(struct emitter *em, const char *metric, const char *type,
+static int emit_counter(struct emitter *em, const struct pcie_family *family,
                         const char *type_instance, uint64_t value, const char *label1,
                         const char *value1, const char *label2, const char *value2)
 {
         struct pcie_sample s;
 
-        function_sample(&s, em, metric, type, PCIE_METRIC_COUNTER, type_instance);
+        function_sample(&s, em, family, type_instance);
         if (label1)
                 sample_label(&s, label1, value1);
         if (label2)
@@ -233,7 +234,7 @@ static int emit_info(struct emitter *em, const struct pcie_topo *topo,
         snprintf(device, sizeof(device), "0x%04x", f->info.device_id);
         snprintf(class, sizeof(class), "0x%06x", f->info.class_code);
         snprintf(numa, sizeof(numa), "%d", f->numa_node);
-        function_sample(&s, em, "pcie_device_info", "device_info", PCIE_METRIC_INFO, "");
+        function_sample(&s, em, PCIE_FAM_DEVICE_INFO, "");
         sample_label(&s, "vendor_id", vendor);
         sample_label(&s, "device_id", device);
         sample_label(&s, "class", class);
@@ -258,37 +259,30 @@ static int emit_link(struct emitter *em, const struct pcie_function *f, struct d
         int err;
 
         pcie_link_tracker_update(&st->link, l);
-        err = emit_gauge(em, "pcie_link_speed_transfers_per_second",
-                         "link_speed_transfers_per_second", "current", "state",
+        err = emit_gauge(em, PCIE_FAM_LINK_SPEED_TRANSFERS_PER_SECOND, "current", "state",
                          pcie_speed_gts(l->cur_speed_code) * 1e9);
         if (!err)
-                err = emit_gauge(em, "pcie_link_speed_transfers_per_second",
-                                 "link_speed_transfers_per_second", "max", "state",
+                err = emit_gauge(em, PCIE_FAM_LINK_SPEED_TRANSFERS_PER_SECOND, "max", "state",
                                  pcie_speed_gts(max_code) * 1e9);
         if (!err)
-                err = emit_gauge(em, "pcie_link_width_lanes", "link_width_lanes", "current",
-                                 "state", l->cur_width);
+                err = emit_gauge(em, PCIE_FAM_LINK_WIDTH_LANES, "current", "state", l->cur_width);
         if (!err)
-                err = emit_gauge(em, "pcie_link_width_lanes", "link_width_lanes", "max", "state",
-                                 l->max_width);
+                err = emit_gauge(em, PCIE_FAM_LINK_WIDTH_LANES, "max", "state", l->max_width);
         /* Capacity follows from speed and width; the utilisation ratios
          * already use it. */
         if (!err && detail >= PCIE_DETAIL_DEFAULT)
-                err = emit_gauge(em, "pcie_link_capacity_bytes_per_second",
-                                 "link_capacity_bytes_per_second", "current", "state",
+                err = emit_gauge(em, PCIE_FAM_LINK_CAPACITY_BYTES_PER_SECOND, "current", "state",
                                  (double)f->capacity_current);
         if (!err && detail >= PCIE_DETAIL_FULL)
-                err = emit_gauge(em, "pcie_link_capacity_bytes_per_second",
-                                 "link_capacity_bytes_per_second", "max", "state",
+                err = emit_gauge(em, PCIE_FAM_LINK_CAPACITY_BYTES_PER_SECOND, "max", "state",
                                  (double)f->capacity_max);
         if (!err)
-                err = emit_gauge(em, "pcie_link_up", "link_up", "", NULL, f->link_up);
+                err = emit_gauge(em, PCIE_FAM_LINK_UP, "", NULL, f->link_up);
         if (!err)
-                err = emit_gauge(em, "pcie_link_downtrained", "link_downtrained", "", NULL,
-                                 f->downtrained);
+                err = emit_gauge(em, PCIE_FAM_LINK_DOWNTRAINED, "", NULL, f->downtrained);
         if (!err)
-                err = emit_counter(em, "pcie_link_changes_total", "link_changes", "",
-                                   st->link.changes, NULL, NULL, NULL, NULL);
+                err = emit_counter(em, PCIE_FAM_LINK_CHANGES_TOTAL, "", st->link.changes, NULL,
+                                   NULL, NULL, NULL);
         return err;
 }
 
@@ -307,35 +301,34 @@ static int emit_audit(struct pcie_monitor *mon, struct emitter *em, const struct
         int err = 0;
 
         if (full)
-                err = emit_gauge(em, "pcie_max_payload_size_bytes", "max_payload_size_bytes",
-                                 "supported", "setting", f->info.mpss_bytes);
+                err = emit_gauge(em, PCIE_FAM_MAX_PAYLOAD_SIZE_BYTES, "supported", "setting",
+                                 f->info.mpss_bytes);
         if (!err)
-                err = emit_gauge(em, "pcie_max_payload_size_bytes", "max_payload_size_bytes",
-                                 "configured", "setting", f->info.mps_bytes);
+                err = emit_gauge(em, PCIE_FAM_MAX_PAYLOAD_SIZE_BYTES, "configured", "setting",
+                                 f->info.mps_bytes);
         if (!err && full)
-                err = emit_gauge(em, "pcie_max_payload_size_bytes", "max_payload_size_bytes",
-                                 "path_best", "setting", fa->best_mps_bytes);
+                err = emit_gauge(em, PCIE_FAM_MAX_PAYLOAD_SIZE_BYTES, "path_best", "setting",
+                                 fa->best_mps_bytes);
         if (!err)
-                err = emit_gauge(em, "pcie_max_read_request_size_bytes",
-                                 "max_read_request_size_bytes", "", NULL, f->info.mrrs_bytes);
+                err = emit_gauge(em, PCIE_FAM_MAX_READ_REQUEST_SIZE_BYTES, "", NULL,
+                                 f->info.mrrs_bytes);
         if (!err && full)
-                err = emit_gauge(em, "pcie_payload_efficiency_ratio", "payload_efficiency_ratio",
-                                 "current", "setting", fa->efficiency_current);
+                err = emit_gauge(em, PCIE_FAM_PAYLOAD_EFFICIENCY_RATIO, "current", "setting",
+                                 fa->efficiency_current);
         if (!err && full)
-                err = emit_gauge(em, "pcie_payload_efficiency_ratio", "payload_efficiency_ratio",
-                                 "best", "setting", fa->efficiency_best);
+                err = emit_gauge(em, PCIE_FAM_PAYLOAD_EFFICIENCY_RATIO, "best", "setting",
+                                 fa->efficiency_best);
         for (int p = 0; p < PCIE_POLICY_COUNT && !err && detail >= PCIE_DETAIL_DEFAULT; p++) {
                 unsigned int mps = pcie_audit_settings(audit, (enum pcie_policy)p)[index].mps_bytes;
 
                 if (full || mps != f->info.mps_bytes)
-                        err = emit_gauge(em, "pcie_policy_max_payload_size_bytes",
-                                         "policy_max_payload_size_bytes",
+                        err = emit_gauge(em, PCIE_FAM_POLICY_MAX_PAYLOAD_SIZE_BYTES,
                                          pcie_policy_name((enum pcie_policy)p), "policy", mps);
         }
         for (int sev = PCIE_SEV_INFO; sev <= PCIE_SEV_CRITICAL && !err; sev++) {
                 mon->findings[sev] += fa->finding_count[sev];
                 if (full)
-                        err = emit_gauge(em, "pcie_audit_findings", "audit_findings",
+                        err = emit_gauge(em, PCIE_FAM_AUDIT_FINDINGS,
                                          pcie_severity_name((enum pcie_severity)sev), "severity",
                                          fa->finding_count[sev]);
         }
@@ -345,8 +338,7 @@ static int emit_audit(struct pcie_monitor *mon, struct emitter *em, const struct
 
                 if (fd->func != index)
                         continue;
-                function_sample(&s, em, "pcie_audit_finding", "audit_finding", PCIE_METRIC_GAUGE,
-                                pcie_finding_kind_name(fd->kind));
+                function_sample(&s, em, PCIE_FAM_AUDIT_FINDING, pcie_finding_kind_name(fd->kind));
                 sample_label(&s, "finding", pcie_finding_kind_name(fd->kind));
                 sample_label(&s, "severity", pcie_severity_name(fd->severity));
                 s.gauge = 1;
@@ -438,21 +430,20 @@ static int emit_aer(struct pcie_monitor *mon, struct emitter *em, const struct p
                                 continue;
                         aer_sanitize_name(aer.classes[c].counters[i].name, safe, sizeof(safe));
                         snprintf(ti, sizeof(ti), "%s_%s", cls, safe);
-                        err = emit_counter(em, "pcie_aer_errors_total", "aer_errors", ti,
+                        err = emit_counter(em, PCIE_FAM_AER_ERRORS_TOTAL, ti,
                                            aer.classes[c].counters[i].count, "severity", cls,
                                            "error", safe);
                 }
                 if (!err && aer.classes[c].has_total)
-                        err = emit_counter(em, "pcie_aer_device_errors_total", "aer_device_errors",
-                                           cls, aer.classes[c].total, "severity", cls, NULL, NULL);
+                        err = emit_counter(em, PCIE_FAM_AER_DEVICE_ERRORS_TOTAL, cls,
+                                           aer.classes[c].total, "severity", cls, NULL, NULL);
         }
         for (int c = 0; c < AER_CLASS_COUNT && !err; c++) {
                 const char *cls = aer_class_name((enum aer_class)c);
 
                 if (aer.has_rootport_total[c])
-                        err = emit_counter(em, "pcie_aer_rootport_errors_total",
-                                           "aer_rootport_errors", cls, aer.rootport_total[c],
-                                           "severity", cls, NULL, NULL);
+                        err = emit_counter(em, PCIE_FAM_AER_ROOTPORT_ERRORS_TOTAL, cls,
+                                           aer.rootport_total[c], "severity", cls, NULL, NULL);
         }
         return err;
 }
@@ -523,19 +514,19 @@ static int emit_globals(struct pcie_monitor *mon, pcie_emit_fn emit, void *ctx)
         struct pcie_sample s;
         int err;
 
-        err = emit_gauge(&em, "pcie_functions", "pci_functions", "", NULL, (double)mon->selected);
+        err = emit_gauge(&em, PCIE_FAM_FUNCTIONS, "", NULL, (double)mon->selected);
         if (err || !mon->opts.collect_audit)
                 return err;
         /* The machine's finding counts: sum by (severity) reads the same at
          * every detail, per function only at full. */
         for (int sev = PCIE_SEV_INFO;
              sev <= PCIE_SEV_CRITICAL && !err && mon->opts.detail < PCIE_DETAIL_FULL; sev++)
-                err = emit_gauge(&em, "pcie_audit_findings", "audit_findings",
+                err = emit_gauge(&em, PCIE_FAM_AUDIT_FINDINGS,
                                  pcie_severity_name((enum pcie_severity)sev), "severity",
                                  mon->findings[sev]);
         if (err)
                 return err;
-        function_sample(&s, &em, "pcie_mps_policy_info", "mps_policy_info", PCIE_METRIC_INFO, "");
+        function_sample(&s, &em, PCIE_FAM_MPS_POLICY_INFO, "");
         sample_label(&s, "policy", pcie_policy_name(mon->policy));
         sample_label(&s, "source", mon->policy_source);
         s.gauge = 1;

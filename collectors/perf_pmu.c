@@ -353,14 +353,24 @@ int perf_event_terms_parse(const char *text, struct perf_pmu_event *out)
                 }
                 if (len == PERF_PMU_NAME_MAX || count == PERF_EVENT_TERMS)
                         return -EINVAL;
+                bool asked = false;
+
                 if (*p == '=') {
                         p++;
-                        if (parse_number(&p, &value))
+                        /* "lane=?": perf's parameterised event, the user
+                         * gives the value (dwc_pcie's lane events). */
+                        if (*p == '?') {
+                                p++;
+                                value = 0;
+                                asked = true;
+                        } else if (parse_number(&p, &value)) {
                                 return -EINVAL;
+                        }
                 }
                 memcpy(terms[count].name, start, len);
                 terms[count].name[len] = '\0';
                 terms[count].value = value;
+                terms[count].asked = asked;
                 count++;
                 if (*p != ',')
                         break;

@@ -55,6 +55,7 @@ struct perf_format {
 struct perf_event_term {
         char name[PERF_PMU_NAME_MAX];
         uint64_t value; /* a term with no "=value" means 1 */
+        bool asked;     /* "=?": the user gives the value (value 0 here) */
 };
 
 /* One events/<name> file with its optional .scale/.unit/.per-pkg/.snapshot. */

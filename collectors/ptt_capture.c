@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "hw_env.h"
+#include "pcie_families.h"
 #include "perf_pmu.h"
 #include "sample.h"
 
@@ -984,20 +985,20 @@ struct emitter {
         struct sample_emitter out;
 };
 
-static struct pcie_sample base(const struct ptt_capture *c, const char *metric, const char *type,
-                               enum pcie_metric_kind kind, const char *type_instance)
+static struct pcie_sample base(const struct ptt_capture *c, const struct pcie_family *family,
+                               const char *type_instance)
 {
         struct pcie_sample s;
 
-        sample_init(&s, metric, type, kind, perf_pmu_name(c->pmu), type_instance);
+        sample_init(&s, family, perf_pmu_name(c->pmu), type_instance);
         sample_label(&s, "pmu", perf_pmu_name(c->pmu));
         return s;
 }
 
-static void emit_counter(struct emitter *em, const char *metric, const char *type, const char *ti,
+static void emit_counter(struct emitter *em, const struct pcie_family *family, const char *ti,
                          uint64_t v)
 {
-        struct pcie_sample s = base(em->c, metric, type, PCIE_METRIC_COUNTER, ti);
+        struct pcie_sample s = base(em->c, family, ti);
 
         s.counter = v;
         sample_emit(&em->out, &s);
@@ -1017,13 +1018,12 @@ static void emit_mix(struct emitter *em, const struct ptt_stats *t)
                         if (!n->tlps)
                                 continue;
                         snprintf(ti, sizeof(ti), "%s-%s", dir, kind);
-                        s = base(em->c, "pcie_ptt_tlps_total", "ptt_tlps", PCIE_METRIC_COUNTER, ti);
+                        s = base(em->c, PCIE_FAM_PTT_TLPS_TOTAL, ti);
                         sample_label(&s, "direction", dir);
                         sample_label(&s, "kind", kind);
                         s.counter = n->tlps;
                         sample_emit(&em->out, &s);
-                        s.metric = "pcie_ptt_payload_bytes_total";
-                        s.type = "ptt_bytes";
+                        sample_set_family(&s, PCIE_FAM_PTT_PAYLOAD_BYTES_TOTAL);
                         s.counter = n->payload_bytes;
                         sample_emit(&em->out, &s);
                 }
@@ -1060,8 +1060,7 @@ static void emit_requesters(struct emitter *em, const struct ptt_stats *t)
                         if (!sum)
                                 continue;
                         snprintf(ti, sizeof(ti), "%s-%s", bdf, ptt_dir_name((enum ptt_dir)d));
-                        s = base(c, "pcie_ptt_requester_tlps_total", "ptt_tlps",
-                                 PCIE_METRIC_COUNTER, ti);
+                        s = base(c, PCIE_FAM_PTT_REQUESTER_TLPS_TOTAL, ti);
                         sample_label(&s, "requester", bdf);
                         sample_label(&s, "direction", ptt_dir_name((enum ptt_dir)d));
                         s.counter = sum;
@@ -1093,21 +1092,21 @@ static void emit_hist(struct emitter *em, const struct ptt_hist *h, const char *
                 else
                         snprintf(le, sizeof(le), "%.9g", (double)ptt_hist_bucket_le(i) / hz);
                 snprintf(ti, sizeof(ti), "%s-le-%s", which, le);
-                s = base(c, "pcie_ptt_completion_latency_seconds_bucket", "ptt_latency",
-                         PCIE_METRIC_HISTOGRAM, ti);
+                s = base(c, PCIE_FAM_PTT_COMPLETION_LATENCY_SECONDS, ti);
+                s.metric = PCIE_FAM_PTT_COMPLETION_LATENCY_SECONDS->bucket;
                 sample_label(&s, "completion", which);
                 sample_label(&s, "le", le);
                 s.gauge = (double)ptt_hist_cumulative(h, i);
                 sample_emit(&em->out, &s);
         }
         snprintf(ti, sizeof(ti), "%s-sum", which);
-        s = base(c, "pcie_ptt_completion_latency_seconds_sum", "ptt_latency", PCIE_METRIC_HISTOGRAM,
-                 ti);
+        s = base(c, PCIE_FAM_PTT_COMPLETION_LATENCY_SECONDS, ti);
+        s.metric = PCIE_FAM_PTT_COMPLETION_LATENCY_SECONDS->sum;
         sample_label(&s, "completion", which);
         s.gauge = (double)h->sum / hz;
         sample_emit(&em->out, &s);
         snprintf(ti, sizeof(ti), "%s-count", which);
-        s.metric = "pcie_ptt_completion_latency_seconds_count";
+        s.metric = PCIE_FAM_PTT_COMPLETION_LATENCY_SECONDS->count;
         s.type_instance = ti;
         s.gauge = (double)h->count;
         sample_emit(&em->out, &s);
@@ -1139,8 +1138,7 @@ static void emit_latency(struct emitter *em, const struct ptt_stats *t)
                         struct pcie_sample s;
 
                         snprintf(ti, sizeof(ti), "%s-q%s", which[i], qn[j]);
-                        s = base(c, "pcie_ptt_completion_latency_quantile_seconds", "ptt_latency",
-                                 PCIE_METRIC_GAUGE, ti);
+                        s = base(c, PCIE_FAM_PTT_COMPLETION_LATENCY_QUANTILE_SECONDS, ti);
                         sample_label(&s, "completion", which[i]);
                         sample_label(&s, "percentile", pct[j]);
                         s.gauge = c->st.quantile[i][j];
@@ -1148,19 +1146,17 @@ static void emit_latency(struct emitter *em, const struct ptt_stats *t)
                 }
         }
         {
-                struct pcie_sample s = base(c, "pcie_ptt_unmatched_total", "ptt_tlps",
-                                            PCIE_METRIC_COUNTER, "unmatched-request");
+                struct pcie_sample s = base(c, PCIE_FAM_PTT_UNMATCHED_TOTAL, "unmatched-request");
 
                 sample_label(&s, "side", "request");
                 s.counter = t->match.unmatched_requests + t->match.incomplete_requests;
                 sample_emit(&em->out, &s);
-                s = base(c, "pcie_ptt_unmatched_total", "ptt_tlps", PCIE_METRIC_COUNTER,
-                         "unmatched-completion");
+                s = base(c, PCIE_FAM_PTT_UNMATCHED_TOTAL, "unmatched-completion");
                 sample_label(&s, "side", "completion");
                 s.counter = t->match.unmatched_completions;
                 sample_emit(&em->out, &s);
         }
-        emit_counter(em, "pcie_ptt_tag_reuse_total", "ptt_tlps", "tag-reuse", t->match.tag_reuse);
+        emit_counter(em, PCIE_FAM_PTT_TAG_REUSE_TOTAL, "tag-reuse", t->match.tag_reuse);
 }
 
 static void emit_coverage(struct emitter *em, const struct ptt_stats *t)
@@ -1173,17 +1169,17 @@ static void emit_coverage(struct emitter *em, const struct ptt_stats *t)
                 struct pcie_sample s;
 
                 snprintf(ti, sizeof(ti), "windows-%s", name);
-                s = base(c, "pcie_ptt_windows_total", "ptt_windows", PCIE_METRIC_COUNTER, ti);
+                s = base(c, PCIE_FAM_PTT_WINDOWS_TOTAL, ti);
                 sample_label(&s, "result", name);
                 s.counter = c->st.windows[r];
                 sample_emit(&em->out, &s);
         }
-        emit_counter(em, "pcie_ptt_restarts_total", "ptt_windows", "restarts", c->st.restarts);
-        emit_counter(em, "pcie_ptt_trace_bytes_total", "ptt_bytes", "trace", c->st.trace_bytes);
-        emit_counter(em, "pcie_ptt_entries_total", "ptt_entries", "entries", t->cov.entries);
-        emit_counter(em, "pcie_ptt_malformed_total", "ptt_entries", "malformed",
+        emit_counter(em, PCIE_FAM_PTT_RESTARTS_TOTAL, "restarts", c->st.restarts);
+        emit_counter(em, PCIE_FAM_PTT_TRACE_BYTES_TOTAL, "trace", c->st.trace_bytes);
+        emit_counter(em, PCIE_FAM_PTT_ENTRIES_TOTAL, "entries", t->cov.entries);
+        emit_counter(em, PCIE_FAM_PTT_MALFORMED_TOTAL, "malformed",
                      t->cov.malformed + t->cov.unknown_tlp);
-        emit_counter(em, "pcie_ptt_truncated_total", "ptt_entries", "truncated", c->st.truncated);
+        emit_counter(em, PCIE_FAM_PTT_TRUNCATED_TOTAL, "truncated", c->st.truncated);
 }
 
 int ptt_capture_samples(struct ptt_capture *c, struct sample_set *out)

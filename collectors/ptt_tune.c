@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "hw_env.h"
-#include "sample.h"
+#include "pcie_families.h"
 #include "perf_pmu.h"
 #include "sample.h"
 
@@ -199,8 +199,7 @@ int ptt_tuner_samples(struct ptt_tuner *t, struct sample_set *out)
                          * left out this interval, not reported as 0. */
                         if (read_knob(t, d, (enum ptt_knob)k, &value))
                                 continue;
-                        sample_init(&s, "pcie_ptt_tune", "ptt_tune", PCIE_METRIC_GAUGE, d->pmu,
-                                    knob_names[k]);
+                        sample_init(&s, PCIE_FAM_PTT_TUNE, d->pmu, knob_names[k]);
                         sample_label(&s, "pmu", d->pmu);
                         sample_label(&s, "knob", knob_names[k]);
                         s.gauge = value;

@@ -3,8 +3,8 @@
  * sample.h - the neutral sample every source produces, sample sets, and the
  * one emitter kit the sources build their samples with.
  *
- * A sample is one value with its Prometheus name, kind and labels, and the
- * collectd identity it maps to; hosts (the collectd plugin, the CLI, ...)
+ * A sample is one value of a metric family with its labels, and the
+ * collectd instances it maps to; hosts (the collectd plugin, the CLI, ...)
  * turn samples into whatever they speak. This is the bottom layer of
  * collectors/: it includes nothing else of the project, so every source,
  * the engine and every host can use it without pulling in a collector.
@@ -31,6 +31,24 @@ enum pcie_metric_kind {
 };
 /* "gauge", "counter" (both counter kinds), "info", "histogram" */
 const char *pcie_metric_kind_name(enum pcie_metric_kind kind);
+
+/*
+ * A metric family: one row of metrics/families.spec. The table of every
+ * family (pcie_families[], PCIE_FAM_<NAME> for pcie_<name>) is made from
+ * the spec at build time (pcie_families.h); sources pass one to
+ * sample_init, hosts read what they need of it (the collectd plugin its
+ * data set, the writers HELP and UNIT).
+ */
+struct pcie_family {
+        const char *name; /* Prometheus family name: counters end in _total */
+        enum pcie_metric_kind kind;
+        const char *unit;          /* OpenMetrics unit, "" for a plain count */
+        const char *help;          /* one line */
+        const char *collectd_type; /* data set of the pcie plugin, or NULL */
+        const char *netdata;       /* pcie.plugin chart contexts, space-separated, or "" */
+        /* A histogram's series names (NULL for other kinds). */
+        const char *bucket, *sum, *count;
+};
 
 /*
  * How many series a source publishes (the Detail option; docs/metrics.md
@@ -64,13 +82,15 @@ struct pcie_label {
 };
 
 struct pcie_sample {
-        const char *metric; /* Prometheus name, e.g. "pcie_link_width_lanes" */
-        const char *type;   /* collectd type (a data set with one "value" source) */
-        enum pcie_metric_kind kind;
-        const char *instance;      /* collectd plugin_instance: a BDF, or "" */
-        const char *type_instance; /* collectd type_instance, or "" */
-        double gauge;              /* every kind but COUNTER */
-        uint64_t counter;          /* COUNTER */
+        const struct pcie_family *family;
+        /* The series' Prometheus name: the family's, or for a histogram its
+         * _bucket, _sum or _count series. */
+        const char *metric;
+        enum pcie_metric_kind kind; /* the family's */
+        const char *instance;       /* collectd plugin_instance: a BDF, or "" */
+        const char *type_instance;  /* collectd type_instance, or "" */
+        double gauge;               /* every kind but COUNTER */
+        uint64_t counter;           /* COUNTER */
         size_t label_count;
         struct pcie_label labels[PCIE_SAMPLE_MAX_LABELS];
 };
@@ -131,9 +151,14 @@ struct sample_emitter {
         int err; /* the first failure: -ENOMEM or the callback's value */
 };
 
-/* A sample with no labels and value 0. NULL instance/type_instance: "". */
-void sample_init(struct pcie_sample *s, const char *metric, const char *type,
-                 enum pcie_metric_kind kind, const char *instance, const char *type_instance);
+/* A sample of @family (PCIE_FAM_...) with no labels and value 0. NULL
+ * instance/type_instance: "". */
+void sample_init(struct pcie_sample *s, const struct pcie_family *family, const char *instance,
+                 const char *type_instance);
+
+/* Makes @s a sample of @family, keeping its labels, instances and value (a
+ * source's companion series: the cycles of a latency in seconds...). */
+void sample_set_family(struct pcie_sample *s, const struct pcie_family *family);
 
 /* Adds a label; a NULL or empty value is no label (as in Prometheus), and
  * a full sample keeps the labels it has. */

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "hw_env.h"
+#include "pcie_families.h"
 #include "pci_regs.h"
 #include "pci_source.h"
 #include "sample.h"
@@ -336,8 +337,7 @@ int uncore_inventory_samples(const struct uncore_inventory *inv, struct sample_s
                 snprintf(invalid, sizeof(invalid), "%zu", t->invalid);
                 snprintf(skipped, sizeof(skipped), "%zu", t->skipped);
                 snprintf(trunc, sizeof(trunc), "%zu", t->truncated);
-                sample_init(&s, "pcie_uncore_discovery_info", "uncore_info", PCIE_METRIC_INFO, bdf,
-                            "discovery");
+                sample_init(&s, PCIE_FAM_UNCORE_DISCOVERY_INFO, bdf, "discovery");
                 s.gauge = 1;
                 sample_label(&s, "discovery", bdf);
                 sample_label(&s, "platform", uncore_platform_name(inv->platform));
@@ -370,8 +370,7 @@ int uncore_inventory_samples(const struct uncore_inventory *inv, struct sample_s
                         if (!name)
                                 snprintf(type_name, sizeof(type_name), "type_%u", u->type);
                         snprintf(ti, sizeof(ti), "%s-%s", type_name, uncore_access_name(u->access));
-                        sample_init(&s, "pcie_uncore_units", "uncore_units", PCIE_METRIC_GAUGE, bdf,
-                                    ti);
+                        sample_init(&s, PCIE_FAM_UNCORE_UNITS, bdf, ti);
                         s.gauge = (double)n;
                         sample_label(&s, "discovery", bdf);
                         sample_label(&s, "type", type_name);

@@ -6,6 +6,7 @@
 #include "engine.h"
 
 #include <errno.h>
+#include <stdarg.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,15 +15,16 @@
 
 #include "engine_source.h"
 #include "pci_source.h"
+#include "pcie_families.h"
 #include "pcie_topo.h"
 #include "sim.h"
 
 /* The sources in the order their samples reach the host; bit i of a host's
  * mask selects sources[i]. */
 static const struct engine_source *const sources[] = {
-    &engine_source_monitor,     &engine_source_uncore,    &engine_source_ptt_tune,
-    &engine_source_hisi_pcie,   &engine_source_intel_iio, &engine_source_ptt,
-    &engine_source_nvidia_pcie,
+    &engine_source_monitor,   &engine_source_uncore,    &engine_source_ptt_tune,
+    &engine_source_hisi_pcie, &engine_source_intel_iio, &engine_source_ptt,
+    &engine_source_dwc_pcie,  &engine_source_amd_df,    &engine_source_nvidia_pcie,
 };
 #define SOURCE_COUNT (sizeof(sources) / sizeof(sources[0]))
 
@@ -362,6 +364,35 @@ void engine_schedule_ticked(struct engine_schedule *s, double now)
                 s->next = now;
 }
 
+void engine_complain(const struct hw_env *env, struct engine_complaint *c, const char *fmt, ...)
+{
+        char msg[1024];
+        va_list ap;
+
+        if (c->shown)
+                return;
+        c->shown = true;
+        va_start(ap, fmt);
+        vsnprintf(msg, sizeof(msg), fmt, ap);
+        va_end(ap);
+        hw_logf(env, HW_LOG_WARNING, "%s", msg);
+}
+
+void engine_complaint_clear(const struct hw_env *env, struct engine_complaint *c, const char *fmt,
+                            ...)
+{
+        char msg[1024];
+        va_list ap;
+
+        if (!c->shown)
+                return;
+        c->shown = false;
+        va_start(ap, fmt);
+        vsnprintf(msg, sizeof(msg), fmt, ap);
+        va_end(ap);
+        hw_logf(env, HW_LOG_INFO, "%s", msg);
+}
+
 /* ---- running units ---- */
 
 /* Sleeps until @deadline (the engine's clock) or stop; true = stop. */
@@ -489,12 +520,13 @@ int engine_start(struct engine *e)
                 return err;
         if (e->cfg->collect_pmu && !e->cfg->pci_dump && threaded_units(e) == 0 &&
             (!e->host.sources ||
-             (e->host.sources & (ENGINE_SOURCE_HISI_PCIE | ENGINE_SOURCE_INTEL_IIO |
-                                 ENGINE_SOURCE_PTT | ENGINE_SOURCE_NVIDIA_PCIE))))
+             (e->host.sources & (ENGINE_SOURCE_PORT_PMUS | ENGINE_SOURCE_INTEL_IIO |
+                                 ENGINE_SOURCE_PTT | ENGINE_SOURCE_AMD_DF))))
                 hw_logf(&e->env, HW_LOG_INFO,
                         "no HiSilicon PCIe PMU (hisi_pcie*), no PTT device (hisi_ptt*), no "
-                        "Intel IIO free-running PMU and no NVIDIA Grace PCIe PMU found; PMU "
-                        "counters off");
+                        "Intel IIO free-running PMU, no DesignWare PCIe PMU (dwc_rootport_*), "
+                        "no AMD data fabric PMU (amd_df) and no NVIDIA Grace PCIe PMU found; "
+                        "PMU counters off");
         for (size_t i = 0; i < e->unit_count; i++) {
                 struct engine_unit *u = e->units[i];
 
@@ -547,8 +579,7 @@ static void simulation_info(struct engine *e, engine_sink_fn sink, void *ctx)
         const struct sim_machine *m = sim_machine(e->sim);
         struct pcie_sample s;
 
-        sample_init(&s, "pcie_simulation_info", "simulation_info", PCIE_METRIC_INFO, "simulated",
-                    m->name);
+        sample_init(&s, PCIE_FAM_SIMULATION_INFO, "simulated", m->name);
         sample_label(&s, "machine", m->name);
         sample_label(&s, "kernel", sim_kernel_name(m->kernel));
         s.gauge = 1;

@@ -44,10 +44,13 @@ enum {
         ENGINE_SOURCE_HISI_PCIE = 1u << 3, /* HiSilicon PCIe PMU, per core */
         ENGINE_SOURCE_INTEL_IIO = 1u << 4, /* Intel IIO bandwidth, per socket */
         ENGINE_SOURCE_PTT = 1u << 5,       /* PTT trace windows, per device */
+        ENGINE_SOURCE_DWC_PCIE = 1u << 6,  /* Synopsys DWC PCIe PMU, per Root Port */
+        ENGINE_SOURCE_AMD_DF = 1u << 7,    /* AMD data fabric root complex DMA, per socket */
         /* NVIDIA Grace PCIe PMU, per socket */
-        ENGINE_SOURCE_NVIDIA_PCIE = 1u << 6,
+        ENGINE_SOURCE_NVIDIA_PCIE = 1u << 8,
         /* The sources that count traffic per Root Port (`pciescope pmu`). */
-        ENGINE_SOURCE_PORT_PMUS = ENGINE_SOURCE_HISI_PCIE | ENGINE_SOURCE_NVIDIA_PCIE,
+        ENGINE_SOURCE_PORT_PMUS =
+            ENGINE_SOURCE_HISI_PCIE | ENGINE_SOURCE_DWC_PCIE | ENGINE_SOURCE_NVIDIA_PCIE,
 };
 
 /* What the host gives the engine. */

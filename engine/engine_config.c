@@ -171,6 +171,59 @@ static int set_simulate_kernel(struct engine_config *c, const struct engine_opti
                           len);
 }
 
+/* AMDDFRootComplexBus 0 2 "0000:40" */
+static int set_df_bus(struct engine_config *c, const struct engine_option *o,
+                      const struct engine_value *v, size_t n, char *why, size_t len)
+{
+        struct amd_df_map *m = &c->amd_df.maps[c->amd_df.map_count];
+
+        struct engine_value one[3];
+        char bus[16];
+        unsigned int sock, rc;
+        int used = 0;
+
+        (void)o;
+        /* One text "SOCKET,RC,BUS" (--option, pcie.conf) is the same. */
+        if (n == 1 && v[0].type == ENGINE_VALUE_STRING &&
+            sscanf(v[0].string, "%u,%u,%15[0-9a-fA-F:]%n", &sock, &rc, bus, &used) == 3 &&
+            !v[0].string[used]) {
+                one[0] = (struct engine_value){.type = ENGINE_VALUE_NUMBER, .number = sock};
+                one[1] = (struct engine_value){.type = ENGINE_VALUE_NUMBER, .number = rc};
+                one[2] = (struct engine_value){.type = ENGINE_VALUE_STRING, .string = bus};
+                v = one;
+                n = 3;
+        }
+        if (n != 3 || v[0].type != ENGINE_VALUE_NUMBER || v[1].type != ENGINE_VALUE_NUMBER ||
+            v[2].type != ENGINE_VALUE_STRING)
+                return refuse(why, len,
+                              "takes a socket, a root complex number and a root bus, e.g. "
+                              "AMDDFRootComplexBus 0 2 \"0000:40\"");
+        if (c->amd_df.map_count >= AMD_DF_MAX_MAPS)
+                return refuse(why, len, "too many AMDDFRootComplexBus lines");
+        if (!(v[0].number >= 0 && v[0].number <= 255) || v[0].number != floor(v[0].number))
+                return refuse(why, len, "the socket must be a whole number from 0 to 255");
+        if (!(v[1].number >= 0 && v[1].number < AMD_DF_ROOT_COMPLEXES) ||
+            v[1].number != floor(v[1].number))
+                return refuse(why, len, "the root complex must be a whole number from 0 to %d",
+                              AMD_DF_ROOT_COMPLEXES - 1);
+        if (amd_df_parse_bus(v[2].string, &m->domain, &m->bus))
+                return refuse(why, len, "the root bus must be \"dddd:bb\" or \"bb\" in hex");
+        m->socket = (unsigned int)v[0].number;
+        m->rc = (unsigned int)v[1].number;
+        c->amd_df.map_count++;
+        return 0;
+}
+
+static int set_df_locality(struct engine_config *c, const struct engine_option *o,
+                           const struct engine_value *v, size_t n, char *why, size_t len)
+{
+        (void)o, (void)n;
+        if (strcmp(v->string, "split") && strcmp(v->string, "combined"))
+                return refuse(why, len, "not split or combined");
+        c->amd_df.split_locality = !strcmp(v->string, "split");
+        return 0;
+}
+
 /* IIOStackBus "uncore_iio_free_running_2" 0 "0000:15" */
 static int set_stack_bus(struct engine_config *c, const struct engine_option *o,
                          const struct engine_value *v, size_t n, char *why, size_t len)
@@ -442,6 +495,8 @@ static int set_detail(struct engine_config *c, const struct engine_option *o,
         c->pmu.detail = d;
         c->trace.detail = d;
         c->iio.detail = d;
+        c->dwc.detail = d;
+        c->amd_df.detail = d;
         c->nvidia.detail = d;
         return 0;
 }
@@ -700,6 +755,16 @@ static const struct engine_option options[] = {
      .help = "count PCIe bandwidth with the Intel uncore IIO free-running PMUs "
              "(`uncore_iio_free_running_<N>`), one collector thread per socket. Off by itself when "
              "there is no such PMU, and with `PCIDump`."},
+    {.name = "CollectDWCPCIe",
+     .kind = ENGINE_OPT_BOOLEAN,
+     .set = set_bool,
+     .offset = OFF(collect_dwc),
+     .value_text = "boolean",
+     .default_text = "`true`",
+     .help = "count Root Port payload bandwidth with the Synopsys DesignWare PCIe PMUs "
+             "(`dwc_rootport_<sbdf>`, Linux 6.8 on: Alibaba Yitian 710 and other DWC servers), one "
+             "collector thread for all; rx and tx take turns on each port's one counter, half an "
+             "interval each. Off by itself when there is no such PMU, and with `PCIDump`."},
     {.name = "IIOStackBus",
      .kind = ENGINE_OPT_SPECIAL,
      .set = set_stack_bus,
@@ -707,9 +772,10 @@ static const struct engine_option options[] = {
      .default_text = "none",
      .help =
          "`IIOStackBus \"uncore_iio_free_running_2\" 0 \"0000:15\"`: the root bus of an IIO stack "
-         "on a socket (physical package id), for kernels without `die<N>` files (Sapphire Rapids "
-         "on). Part P of the stack is then the Root Port at device P+1 of that bus. The PMU may "
-         "also be named `uncore_iio_<N>`. Repeatable (64). Overrides a `die<N>` file."},
+         "on a socket (physical package id), where neither `die<N>` files nor the uncore's CPU "
+         "bus registers map it, or to correct them (Sapphire Rapids on). Part P of the stack is "
+         "then the Root Port at device P+1 of that bus. The PMU may also be named "
+         "`uncore_iio_<N>`. Repeatable (64). Overrides a `die<N>` file and the registers."},
     {.name = "IIOScaleFix",
      .kind = ENGINE_OPT_BOOLEAN,
      .set = set_bool,
@@ -727,6 +793,46 @@ static const struct engine_option options[] = {
      .default_text = "`true`",
      .help = "publish `bw_out_port*` estimates where the kernel still offers them (before v6.15; "
              "the kernel then dropped them because the step depends on the request size)."},
+    {.name = "CollectAMDDF",
+     .kind = ENGINE_OPT_BOOLEAN,
+     .set = set_bool,
+     .offset = OFF(collect_amd_df),
+     .value_text = "boolean",
+     .default_text = "`true`",
+     .help = "count upstream DMA bytes per IO root complex with the AMD data fabric PMU "
+             "(`amd_df`, EPYC 9005 / family 1Ah), one collector thread per socket. Off by itself "
+             "on other CPUs, without the PMU, and with `PCIDump`."},
+    {.name = "AMDDFRootComplexBus",
+     .kind = ENGINE_OPT_SPECIAL,
+     .set = set_df_bus,
+     .value_text = "socket, root complex, root bus",
+     .default_text = "none",
+     .help = "`AMDDFRootComplexBus 0 2 \"0000:40\"` (or the one text `\"0,2,0000:40\"`, as "
+             "`--option` takes it): PCI root bus `0000:40` belongs to IO root "
+             "complex 2 of socket 0 (AMD does not publish this mapping: take it from the PPR or "
+             "from a known load, [metrics.md](metrics.md#amd-data-fabric-root-complexes)). A "
+             "mapped root complex gets `root_bus` and a utilisation against the links of its "
+             "Root Ports. Repeatable (64; several buses per root complex)."},
+    {.name = "AMDDFCounters",
+     .kind = ENGINE_OPT_WHOLE,
+     .min = 2,
+     .max = 64,
+     .set = set_uint,
+     .offset = OFF(amd_df.counters),
+     .value_text = "2..64",
+     .default_text = "`8`",
+     .help = "data fabric counters pciescope may hold per socket (each measurement takes two: "
+             "read and write beats). Fewer than the measurements: they rotate every interval and "
+             "`pcie_pmu_coverage_ratio` says how much of the time each counted. The fabric's "
+             "counters are shared with DRAM and xGMI tools."},
+    {.name = "AMDDFLocality",
+     .kind = ENGINE_OPT_STRING,
+     .set = set_df_locality,
+     .value_text = "`split`, `combined`",
+     .default_text = "`split`",
+     .help = "`split` counts DMA to local and to remote memory apart (label `locality`: 16 "
+             "measurements per socket); `combined` counts both with one pair (`locality=\"any\"`, "
+             "8 measurements, twice the coverage)."},
     {.name = "CollectNvidiaPCIe",
      .kind = ENGINE_OPT_BOOLEAN,
      .set = set_bool,
@@ -925,9 +1031,12 @@ int engine_config_init(struct engine_config *c)
         c->retry_seconds = 30;
         c->collect_iio = true;
         intel_iio_opts_default(&c->iio);
+        c->collect_amd_df = true;
+        amd_df_opts_default(&c->amd_df);
         c->collect_nvidia = true;
         nvidia_pcie_opts_default(&c->nvidia);
         c->collect_uncore = true;
+        c->collect_dwc = true;
         c->collect_tune = true;
         c->collect_trace = true;
         ptt_capture_opts_default(&c->trace);

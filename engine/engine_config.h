@@ -21,8 +21,10 @@
 #include <stdint.h>
 
 #include "bdf_match.h"
+#include "dwc_pcie.h"
 #include "hisi_pcie_core.h"
 #include "intel_iio.h"
+#include "amd_df.h"
 #include "nvidia_pcie.h"
 #include "pcie_monitor.h"
 #include "ptt_capture.h"
@@ -51,8 +53,13 @@ struct engine_config {
         /* Intel uncore. */
         bool collect_iio;
         struct intel_iio_opts iio;
+        bool collect_amd_df;
+        struct amd_df_opts amd_df;
         bool collect_uncore;
 
+        /* Synopsys DesignWare PCIe PMU. */
+        bool collect_dwc;
+        struct dwc_pcie_opts dwc;
         /* NVIDIA Grace PCIe PMU. */
         bool collect_nvidia;
         struct nvidia_pcie_opts nvidia;

@@ -109,6 +109,24 @@ struct engine_schedule {
 void engine_schedule_start(struct engine_schedule *s, double interval, double now);
 void engine_schedule_ticked(struct engine_schedule *s, double now);
 
+/* ---- problems that last ---- */
+
+/*
+ * A problem that lasts (a counter that cannot be read, a PMU that went
+ * away) is logged when it starts and once when it clears, not every
+ * interval: collectd's c_complain()/c_release() pattern. Zero-initialised
+ * means nothing shown yet.
+ */
+struct engine_complaint {
+        bool shown;
+};
+/* Logs the message at WARNING unless this complaint is already shown. */
+void engine_complain(const struct hw_env *env, struct engine_complaint *c, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+/* When the complaint was shown, logs the message at INFO and resets it. */
+void engine_complaint_clear(const struct hw_env *env, struct engine_complaint *c, const char *fmt,
+                            ...) __attribute__((format(printf, 3, 4)));
+
 /* The sources, in the order their samples are handed to the host. */
 extern const struct engine_source engine_source_monitor;
 extern const struct engine_source engine_source_uncore;
@@ -116,6 +134,8 @@ extern const struct engine_source engine_source_ptt_tune;
 extern const struct engine_source engine_source_hisi_pcie;
 extern const struct engine_source engine_source_intel_iio;
 extern const struct engine_source engine_source_ptt;
+extern const struct engine_source engine_source_dwc_pcie;
+extern const struct engine_source engine_source_amd_df;
 extern const struct engine_source engine_source_nvidia_pcie;
 
 #endif /* PCIESCOPE_ENGINE_SOURCE_H */

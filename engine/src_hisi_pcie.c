@@ -23,10 +23,10 @@ struct hisi_unit {
         const struct hw_env *env;
         double interval;
         struct engine_schedule due;
-        bool pmu_gone;                     /* unbound: waiting for it to be bound again */
-        bool read_error_shown;             /* a reading failed and was logged */
-        struct engine_topology *topology;  /* the monitor's scans */
-        unsigned long topology_generation; /* the one the plan follows */
+        bool pmu_gone;                      /* unbound: waiting for it to be bound again */
+        struct engine_complaint read_error; /* a reading failed and was logged */
+        struct engine_topology *topology;   /* the monitor's scans */
+        unsigned long topology_generation;  /* the one the plan follows */
 };
 
 /* The PMUs found: the cores point into them. */
@@ -144,7 +144,7 @@ static void pmu_back(struct hisi_unit *u, double now)
         if (perf_pmu_reload_type(u->env, u->pmu->pmu) || hisi_pcie_core_start(u->core, now))
                 return;
         u->pmu_gone = false;
-        u->read_error_shown = false;
+        u->read_error.shown = false;
         hw_logf(u->env, HW_LOG_INFO, "%s: PMU back (perf type %u); counting %zu measurements again",
                 hisi_pcie_core_name(u->core), perf_pmu_type(u->pmu->pmu),
                 hisi_pcie_core_measurements(u->core));
@@ -203,10 +203,12 @@ static int hisi_tick(void *unit, double now, struct sample_set *out)
                 engine_schedule_ticked(&u->due, now);
                 return 0;
         }
-        if (err && err != -ENOMEM && !u->read_error_shown)
-                hw_logf(u->env, HW_LOG_WARNING, "%s: reading counters: %s",
-                        hisi_pcie_core_name(u->core), strerror(-err));
-        u->read_error_shown = err && err != -ENOMEM;
+        if (err && err != -ENOMEM)
+                engine_complain(u->env, &u->read_error, "%s: reading counters: %s",
+                                hisi_pcie_core_name(u->core), strerror(-err));
+        else if (!err)
+                engine_complaint_clear(u->env, &u->read_error, "%s: reading counters again",
+                                       hisi_pcie_core_name(u->core));
         follow_cpumask(u);
         engine_schedule_ticked(&u->due, now);
         return 1;

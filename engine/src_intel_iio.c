@@ -21,6 +21,7 @@ struct iio_unit {
         double interval;
         struct engine_schedule due;
         bool baseline; /* read once at start: the first interval has rates */
+        struct engine_complaint read_error;
 };
 
 static bool iio_enabled(const struct engine_config *cfg, bool dump)
@@ -97,8 +98,11 @@ static int iio_tick(void *unit, double now, struct sample_set *out)
         int err = intel_iio_socket_tick(u->socket, now, out);
 
         if (err && err != -ENOMEM)
-                hw_logf(u->env, HW_LOG_WARNING, "%s: reading counters: %s",
-                        intel_iio_socket_name(u->socket), strerror(-err));
+                engine_complain(u->env, &u->read_error, "%s: reading counters: %s",
+                                intel_iio_socket_name(u->socket), strerror(-err));
+        else if (!err)
+                engine_complaint_clear(u->env, &u->read_error, "%s: reading counters again",
+                                       intel_iio_socket_name(u->socket));
         engine_schedule_ticked(&u->due, now);
         return 1;
 }

@@ -20,6 +20,7 @@ struct ptt_unit {
         struct ptt_capture *cap;
         const struct hw_env *env;
         double interval, next_publish;
+        struct engine_complaint no_memory;
 };
 
 static bool ptt_enabled(const struct engine_config *cfg, bool dump)
@@ -107,8 +108,11 @@ static int ptt_tick(void *unit, double now, struct sample_set *out)
         if (now < u->next_publish)
                 return 0;
         if (ptt_capture_samples(u->cap, out))
-                hw_logf(u->env, HW_LOG_WARNING, "%s: out of memory for its samples",
-                        ptt_capture_name(u->cap));
+                engine_complain(u->env, &u->no_memory, "%s: out of memory for its samples",
+                                ptt_capture_name(u->cap));
+        else
+                engine_complaint_clear(u->env, &u->no_memory, "%s: samples published again",
+                                       ptt_capture_name(u->cap));
         u->next_publish += u->interval;
         if (now > u->next_publish)
                 u->next_publish = now + u->interval;

@@ -10,11 +10,12 @@
 #include <string.h>
 
 #include "nd_charts.h"
+#include "pcie_families.h"
 
 /* One row: how the samples of one Prometheus family become charts. */
 struct nd_map {
-        const char *metric; /* Prometheus name */
-        const char *need;   /* a label the sample must carry (Intel: "stack"), or NULL */
+        const struct pcie_family *fam; /* its samples */
+        const char *need;              /* a label the sample must carry (Intel: "stack"), or NULL */
         const char
             *context; /* "port_bandwidth": context pcie.port_bandwidth, ids port_bandwidth_* */
         const char *title;
@@ -39,12 +40,13 @@ struct nd_map {
 #define SECONDS   .units = "nanoseconds", .scale = 1e12, .divisor = 1000   /* picoseconds */
 #define PLAIN     .scale = 1, .divisor = 1
 
-/* Matched in order: the Intel rows (need "stack") before the Kunpeng ones
- * of the same family. Detail-only families (raw PMU counters, capacity,
- * cycles, policies) are deliberately not here: the chart set must not
- * depend on them. */
+/* A row with a `need` label the sample carries wins over the family's row
+ * without one (Intel's "stack", the AMD data fabric's "root_complex");
+ * otherwise the first row of the family. Detail-only families (raw PMU
+ * counters, capacity, cycles, policies) are deliberately not here: the
+ * chart set must not depend on them. */
 static const struct nd_map maps[] = {
-    {.metric = "pcie_port_bandwidth_bytes_per_second",
+    {.fam = PCIE_FAM_PORT_BANDWIDTH_BYTES_PER_SECOND,
      .need = "stack",
      .context = "iio_bandwidth",
      .title = "Inbound PCIe bandwidth per IIO stack",
@@ -53,7 +55,7 @@ static const struct nd_map maps[] = {
      .chart_by = {"socket", "stack"},
      .dim_by = {"part", "direction"},
      BANDWIDTH},
-    {.metric = "pcie_port_utilization_ratio",
+    {.fam = PCIE_FAM_PORT_UTILIZATION_RATIO,
      .need = "stack",
      .context = "iio_utilization",
      .title = "PCIe link utilisation per IIO stack",
@@ -62,7 +64,7 @@ static const struct nd_map maps[] = {
      .chart_by = {"socket", "stack"},
      .dim_by = {"part", "capacity"},
      RATIO},
-    {.metric = "pcie_port_bandwidth_bytes_per_second",
+    {.fam = PCIE_FAM_PORT_BANDWIDTH_BYTES_PER_SECOND,
      .context = "port_bandwidth",
      .title = "PCIe Root Port bandwidth by direction and TLP type",
      .family = "bandwidth",
@@ -70,7 +72,7 @@ static const struct nd_map maps[] = {
      .chart_by = {"port"},
      .dim_by = {"direction", "tlp"},
      BANDWIDTH},
-    {.metric = "pcie_port_utilization_ratio",
+    {.fam = PCIE_FAM_PORT_UTILIZATION_RATIO,
      .context = "port_utilization",
      .title = "PCIe Root Port link utilisation",
      .family = "bandwidth",
@@ -78,7 +80,7 @@ static const struct nd_map maps[] = {
      .chart_by = {"port"},
      .dim_by = {"direction", "capacity"},
      RATIO},
-    {.metric = "pcie_port_latency_seconds",
+    {.fam = PCIE_FAM_PORT_LATENCY_SECONDS,
      .context = "port_latency",
      .title = "PCIe Root Port TLP latency",
      .family = "latency",
@@ -86,7 +88,7 @@ static const struct nd_map maps[] = {
      .chart_by = {"port"},
      .dim_by = {"event"},
      SECONDS},
-    {.metric = "pcie_device_bandwidth_bytes_per_second",
+    {.fam = PCIE_FAM_DEVICE_BANDWIDTH_BYTES_PER_SECOND,
      .context = "device_bandwidth",
      .title = "PCIe endpoint bandwidth (top talkers)",
      .family = "bandwidth",
@@ -94,7 +96,7 @@ static const struct nd_map maps[] = {
      .chart_by = {"device"},
      .dim_by = {"direction", "tlp"},
      BANDWIDTH},
-    {.metric = "pcie_link_speed_transfers_per_second",
+    {.fam = PCIE_FAM_LINK_SPEED_TRANSFERS_PER_SECOND,
      .context = "link_speed",
      .title = "PCIe link speed",
      .units = "GT/s",
@@ -104,7 +106,7 @@ static const struct nd_map maps[] = {
      .dim_by = {"state"},
      .scale = 1,
      .divisor = 1000000000},
-    {.metric = "pcie_link_width_lanes",
+    {.fam = PCIE_FAM_LINK_WIDTH_LANES,
      .context = "link_width",
      .title = "PCIe link width",
      .units = "lanes",
@@ -113,7 +115,7 @@ static const struct nd_map maps[] = {
      .chart_by = {"bdf"},
      .dim_by = {"state"},
      PLAIN},
-    {.metric = "pcie_link_downtrained",
+    {.fam = PCIE_FAM_LINK_DOWNTRAINED,
      .context = "link_downtrained",
      .title = "PCIe link trained below what both ends support",
      .units = "boolean",
@@ -122,7 +124,7 @@ static const struct nd_map maps[] = {
      .chart_by = {"bdf"},
      .dim_name = "downtrained",
      PLAIN},
-    {.metric = "pcie_audit_finding",
+    {.fam = PCIE_FAM_AUDIT_FINDING,
      .context = "mps_mrrs_findings",
      .title = "PCIe MPS/MRRS audit findings",
      .units = "findings",
@@ -132,7 +134,7 @@ static const struct nd_map maps[] = {
      .dim_by = {"finding"},
      PLAIN,
      .absent_zero = true},
-    {.metric = "pcie_aer_device_errors_total",
+    {.fam = PCIE_FAM_AER_DEVICE_ERRORS_TOTAL,
      .context = "aer_errors",
      .title = "PCIe AER errors by severity",
      .units = "errors/s",
@@ -142,7 +144,7 @@ static const struct nd_map maps[] = {
      .dim_by = {"severity"},
      PLAIN,
      .incremental = true},
-    {.metric = "pcie_ptt_tlps_total",
+    {.fam = PCIE_FAM_PTT_TLPS_TOTAL,
      .context = "ptt_tlps",
      .title = "PCIe TLP mix (PTT trace windows)",
      .units = "TLPs/s",
@@ -152,7 +154,7 @@ static const struct nd_map maps[] = {
      .dim_by = {"direction", "kind"},
      PLAIN,
      .incremental = true},
-    {.metric = "pcie_ptt_completion_latency_quantile_seconds",
+    {.fam = PCIE_FAM_PTT_COMPLETION_LATENCY_QUANTILE_SECONDS,
      .context = "ptt_latency",
      .title = "PCIe request to completion latency quantiles (PTT)",
      .family = "ptt",
@@ -161,7 +163,7 @@ static const struct nd_map maps[] = {
      .dim_by = {"completion", "percentile"},
      SECONDS},
     /* CPU nanoseconds per second / 10^7: percent of one CPU. */
-    {.metric = "pcie_collector_cpu_seconds_total",
+    {.fam = PCIE_FAM_COLLECTOR_CPU_SECONDS_TOTAL,
      .context = "collector_cpu",
      .title = "CPU time of the pciescope collector threads",
      .units = "percentage",
@@ -171,6 +173,25 @@ static const struct nd_map maps[] = {
      .scale = 1e9,
      .divisor = 10000000,
      .incremental = true},
+    /* Counted per IO root complex, not per Root Port (AMD data fabric). */
+    {.fam = PCIE_FAM_PORT_BANDWIDTH_BYTES_PER_SECOND,
+     .need = "root_complex",
+     .context = "root_complex_bandwidth",
+     .title = "PCIe DMA bandwidth per IO root complex",
+     .family = "bandwidth",
+     .type = "stacked",
+     .chart_by = {"socket", "root_complex"},
+     .dim_by = {"locality", "direction"},
+     BANDWIDTH},
+    {.fam = PCIE_FAM_PORT_UTILIZATION_RATIO,
+     .need = "root_complex",
+     .context = "root_complex_utilization",
+     .title = "PCIe link utilisation per IO root complex",
+     .family = "bandwidth",
+     .type = "line",
+     .chart_by = {"socket", "root_complex"},
+     .dim_by = {"direction", "capacity"},
+     RATIO},
 };
 
 #define ND_LABELS 6
@@ -244,12 +265,16 @@ static void append_id(char *buf, size_t len, const char *part)
         buf[n] = '\0';
 }
 
+/* A row whose label the sample carries first (wherever it is in the table),
+ * then the family's row without one. */
 static const struct nd_map *map_of(const struct pcie_sample *s)
 {
-        for (size_t i = 0; i < sizeof(maps) / sizeof(maps[0]); i++)
-                if (!strcmp(maps[i].metric, s->metric) &&
-                    (!maps[i].need || pcie_sample_label(s, maps[i].need)))
-                        return &maps[i];
+        for (int pass = 0; pass < 2; pass++)
+                for (size_t i = 0; i < sizeof(maps) / sizeof(maps[0]); i++)
+                        if (maps[i].fam == s->family &&
+                            (pass ? !maps[i].need
+                                  : maps[i].need && pcie_sample_label(s, maps[i].need)))
+                                return &maps[i];
         return NULL;
 }
 
@@ -460,5 +485,52 @@ int nd_charts_flush(struct nd_charts *c, FILE *out)
         }
         if (fflush(out) || ferror(out))
                 return -EIO;
+        return 0;
+}
+
+/* Whether space-separated @list holds "pcie.@context". */
+static bool context_listed(const char *list, const char *context)
+{
+        size_t n = strlen(context);
+
+        for (const char *p = list; *p;) {
+                size_t len = strcspn(p, " ");
+
+                if (len == n + 5 && !strncmp(p, "pcie.", 5) && !strncmp(p + 5, context, n))
+                        return true;
+                p += len + (p[len] == ' ');
+        }
+        return false;
+}
+
+int nd_charts_check_families(char *why, size_t len)
+{
+        const size_t rows = sizeof(maps) / sizeof(maps[0]);
+
+        /* Every row's context is one metrics/families.spec gives its family... */
+        for (size_t i = 0; i < rows; i++) {
+                if (!context_listed(maps[i].fam->netdata, maps[i].context)) {
+                        snprintf(why, len, "%s: chart context pcie.%s is not the spec's (\"%s\")",
+                                 maps[i].fam->name, maps[i].context, maps[i].fam->netdata);
+                        return -1;
+                }
+        }
+        /* ...and every context the spec gives has its row. */
+        for (size_t f = 0; f < PCIE_FAMILY_COUNT; f++) {
+                const char *list = pcie_families[f].netdata;
+                size_t found = 0, listed = 0;
+
+                for (const char *p = list; *p; listed++)
+                        p += strcspn(p, " ") + (p[strcspn(p, " ")] == ' ');
+                for (size_t i = 0; i < rows; i++)
+                        found += maps[i].fam == &pcie_families[f];
+                if (found != listed) {
+                        snprintf(
+                            why, len,
+                            "%s: the spec gives %zu chart context(s) (\"%s\"), the chart table %zu",
+                            pcie_families[f].name, listed, list, found);
+                        return -1;
+                }
+        }
         return 0;
 }

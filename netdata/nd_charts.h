@@ -41,4 +41,8 @@ int nd_charts_flush(struct nd_charts *c, FILE *out);
 /* Charts defined so far (tests). */
 size_t nd_charts_count(const struct nd_charts *c);
 
+/* 0 when the chart table and metrics/families.spec name the same context
+ * for every family (the spec's netdata key); else -1 and why. */
+int nd_charts_check_families(char *why, size_t len);
+
 #endif /* PCIESCOPE_ND_CHARTS_H */

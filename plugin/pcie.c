@@ -139,7 +139,7 @@ static void dispatch_sample(const struct pcie_sample *s)
         vl.values_len = 1;
         sstrncpy(vl.plugin, PLUGIN_NAME, sizeof(vl.plugin));
         sstrncpy(vl.plugin_instance, s->instance, sizeof(vl.plugin_instance));
-        sstrncpy(vl.type, s->type, sizeof(vl.type));
+        sstrncpy(vl.type, s->family->collectd_type, sizeof(vl.type));
         sstrncpy(vl.type_instance, s->type_instance, sizeof(vl.type_instance));
         vl.meta = meta_data_create();
         if (!vl.meta || add_meta(vl.meta, s)) {

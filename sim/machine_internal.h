@@ -194,6 +194,14 @@ int parse_core(struct ctx *c, json_object *o, const char *path, unsigned int sic
                int sicl_cpu);
 int check_cores(struct ctx *c);
 int parse_intel(struct ctx *c, json_object *o);
+int parse_cpu_range(struct ctx *c, json_object *v, const char *path, unsigned int *first,
+                    unsigned int *count);
+
+/* ---- machine_amd.c ---- */
+
+int parse_amd(struct ctx *c, json_object *o);
+/* "root_complexes": DesignWare Root Ports (machine_pmu.c). */
+int parse_dwc(struct ctx *c, json_object *v);
 
 /* ---- machine_nvidia.c ---- */
 

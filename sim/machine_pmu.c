@@ -8,6 +8,7 @@
  */
 #define _GNU_SOURCE
 #include "machine_internal.h"
+#include "iio_stackmap.h"
 
 #include <errno.h>
 #include <json-c/json.h>
@@ -378,6 +379,26 @@ static int parse_other_dvsec(struct ctx *c, json_object *v, const char *path, si
         return 0;
 }
 
+/* An Intel uncore function the loader adds itself (discovery, CPU bus
+ * registers): an RC-integrated endpoint of class 0x088000 on a root bus. */
+static void intel_rciep(struct sim_device *d, uint16_t domain, uint8_t bus, uint8_t dev, uint8_t fn,
+                        uint16_t device, int numa)
+{
+        d->kind = SIM_RCIEP;
+        d->domain = domain;
+        d->bus = bus;
+        d->dev = dev;
+        d->fn = fn;
+        d->vendor = 0x8086;
+        d->device = device;
+        d->class_code = DISCOVERY_CLASS;
+        d->parent = SIM_NONE;
+        d->core = SIM_NONE;
+        d->numa_node = numa;
+        d->mpss = d->mps = DEF_MPSS;
+        d->mrrs = DEF_MRRS;
+}
+
 static int parse_discovery(struct ctx *c, json_object *o, const char *path, struct sim_socket *s)
 {
         const struct field stride[] = {
@@ -412,19 +433,7 @@ static int parse_discovery(struct ctx *c, json_object *o, const char *path, stru
         if (r)
                 return r;
         d = &m->devices[idx];
-        d->kind = SIM_RCIEP;
-        d->domain = domain;
-        d->bus = bus;
-        d->dev = dev;
-        d->fn = fn;
-        d->vendor = 0x8086;
-        d->device = 0x09a7;
-        d->class_code = DISCOVERY_CLASS;
-        d->parent = SIM_NONE;
-        d->core = SIM_NONE;
-        d->numa_node = s->numa_node;
-        d->mpss = d->mps = DEF_MPSS;
-        d->mrrs = DEF_MRRS;
+        intel_rciep(d, domain, bus, dev, fn, 0x09a7, s->numa_node);
         snprintf(d->name, sizeof(d->name), "pmon-discovery%u", s->id);
         s->discovery_function = idx;
 
@@ -590,6 +599,13 @@ static int parse_socket_stack(struct ctx *c, json_object *o, const char *path, s
 
 static int parse_socket_cpus(struct ctx *c, json_object *v, const char *path, struct sim_socket *s)
 {
+        return parse_cpu_range(c, v, path, &s->first_cpu, &s->cpu_count);
+}
+
+/* "a-b" or "a": one contiguous range of existing CPUs. */
+int parse_cpu_range(struct ctx *c, json_object *v, const char *path, unsigned int *first,
+                    unsigned int *count)
+{
         char buf[32], *end;
         unsigned long a, b;
         int r = get_string(c, v, path, buf, sizeof(buf));
@@ -612,8 +628,8 @@ static int parse_socket_cpus(struct ctx *c, json_object *v, const char *path, st
         if (b >= c->m->cpus)
                 return fail(c, path, "CPU %lu does not exist (the machine has %u CPUs)", b,
                             c->m->cpus);
-        s->first_cpu = (unsigned int)a;
-        s->cpu_count = (unsigned int)(b - a + 1);
+        *first = (unsigned int)a;
+        *count = (unsigned int)(b - a + 1);
         return 0;
 bad:
         return fail(c, path, "\"%s\" is not one CPU range such as \"0-55\"", buf);
@@ -635,6 +651,9 @@ static int parse_socket(struct ctx *c, json_object *o, const char *path, size_t 
         in->socket_count =
             index + 1; /* counted before it is read: sim_machine_free frees its units */
         s->discovery_function = SIM_NONE;
+        s->msm_function = s->pcu_function = SIM_NONE;
+        for (size_t k = 0; k < SIM_MAX_IIO_STACKS; k++)
+                s->sad_function[k] = SIM_NONE;
         r = READ_OBJECT(c, o, path, "a socket", keys, id);
         if (r)
                 return r;
@@ -672,6 +691,76 @@ static int parse_socket(struct ctx *c, json_object *o, const char *path, size_t 
         return 0;
 }
 
+/* One function that holds CPU bus registers, at a place the description
+ * does not name (so a clash is reported at "intel.stack_registers"). */
+static int register_function(struct ctx *c, uint16_t domain, uint8_t bus, uint8_t dev, uint8_t fn,
+                             uint16_t device, int numa, const char *name, size_t *out)
+{
+        struct sim_device *d;
+        size_t idx = sim_machine_find(c->m, domain, bus, dev, fn);
+        int r;
+
+        if (idx != SIM_NONE)
+                return fail(c, "intel.stack_registers",
+                            "%04x:%02x:%02x.%x is where the simulator puts the %s function "
+                            "(8086:%04x), but %s is there",
+                            domain, bus, dev, fn, name, device, c->info[idx].path);
+        r = new_device(c, "intel.stack_registers", &idx);
+        if (r)
+                return r;
+        d = &c->m->devices[idx];
+        intel_rciep(d, domain, bus, dev, fn, device, numa);
+        snprintf(d->name, sizeof(d->name), "%s", name);
+        *out = idx;
+        return 0;
+}
+
+/* The functions Intel PCM reads the stack mapping from, consistent with the
+ * sockets' stacks: each stack's box has a CPU bus id in the CPU's table
+ * (iio_stackmap.h), which the MSM function maps to the stack's bus. */
+static int add_stack_registers(struct ctx *c)
+{
+        struct sim_intel *in = &c->m->intel;
+        enum iio_layout layout = iio_layout_of(6, in->cpu_model, (enum iio_chop)in->chop);
+        char name[SIM_NAME_MAX];
+        int r = 0;
+
+        if (layout == IIO_LAYOUT_UNKNOWN)
+                return fail(c, "intel.stack_registers",
+                            "true, but Intel PCM has no CPU bus table for model %u (143 SPR, 207 "
+                            "EMR, 173 GNR, 175 SRF)",
+                            in->cpu_model);
+        for (size_t i = 0; i < in->socket_count && !r; i++) {
+                struct sim_socket *s = &in->sockets[i];
+                const struct sim_device *disc = &c->m->devices[s->discovery_function];
+
+                for (size_t k = 0; k < s->stack_count && !r; k++) {
+                        int cpubus = iio_layout_cpubus(layout, s->stacks[k].box_id);
+
+                        if (cpubus < 0)
+                                return fail(c, "intel.stack_registers",
+                                            "socket %u's stack box %u is no IIO stack of the %s "
+                                            "CPU bus table",
+                                            s->id, s->stacks[k].box_id, iio_layout_name(layout));
+                        s->cpubus[k] = (unsigned int)cpubus;
+                        snprintf(name, sizeof(name), "sad%u-iio%u", s->id, s->stacks[k].box_id);
+                        r = register_function(c, s->stacks[k].domain, s->stacks[k].bus, 0, 0,
+                                              IIO_SAD_DEVICE_ID, s->numa_node, name,
+                                              &s->sad_function[k]);
+                }
+                snprintf(name, sizeof(name), "msm%u", s->id);
+                if (!r)
+                        r = register_function(c, disc->domain, disc->bus, 3, 0, IIO_MSM_DEVICE_ID,
+                                              s->numa_node, name, &s->msm_function);
+                snprintf(name, sizeof(name), "pcu-cr3-%u", s->id);
+                if (!r)
+                        r = register_function(c, disc->domain, disc->bus, IIO_PCU_CR3_DEVICE,
+                                              IIO_PCU_CR3_FUNCTION, IIO_PCU_CR3_DEVICE_ID,
+                                              s->numa_node, name, &s->pcu_function);
+        }
+        return r;
+}
+
 int parse_intel(struct ctx *c, json_object *o)
 {
         static const char *const keys[] = {"cpu_model",
@@ -679,15 +768,20 @@ int parse_intel(struct ctx *c, json_object *o)
                                            "iio_out_bytes_per_count",
                                            "ioclk_hz",
                                            "die_files",
+                                           "stack_registers",
+                                           "chop",
                                            "sockets",
                                            NULL};
         struct sim_intel *in = &c->m->intel;
+        char chop[8] = "xcc";
         const struct field fields[] = {
             F_INT("cpu_model", in->cpu_model, 0, 255, .missing = ""),
             F_DOUBLE("iio_in_bytes_per_count", in->iio_in_bytes_per_count, 1, 65536),
             F_DOUBLE("iio_out_bytes_per_count", in->iio_out_bytes_per_count, 1, 65536),
             F_DOUBLE("ioclk_hz", in->ioclk_hz, 1, 1e11),
             F_BOOL("die_files", in->die_files),
+            F_BOOL("stack_registers", in->stack_registers),
+            F_STRING("chop", chop),
         };
         json_object *v;
         int r;
@@ -698,10 +792,83 @@ int parse_intel(struct ctx *c, json_object *o)
         r = READ_OBJECT(c, o, "intel", "\"intel\"", keys, fields);
         if (r)
                 return r;
+        if (strcmp(chop, "xcc") && strcmp(chop, "mcc"))
+                return fail(c, "intel.chop", "\"%s\" is neither \"xcc\" nor \"mcc\"", chop);
+        in->chop = !strcmp(chop, "xcc") ? IIO_CHOP_XCC : IIO_CHOP_MCC;
         in->present = true;
         v = member(o, "sockets");
         if (!v)
                 return fail(c, "intel.sockets", "missing (at least one socket)");
-        return read_array(c, v, "intel.sockets", SIM_MAX_SOCKETS,
-                          "empty: describe at least one socket", parse_socket, NULL);
+        r = read_array(c, v, "intel.sockets", SIM_MAX_SOCKETS,
+                       "empty: describe at least one socket", parse_socket, NULL);
+        if (!r && in->stack_registers)
+                r = add_stack_registers(c);
+        return r;
+}
+
+/* ---- root complexes of Synopsys DesignWare Root Ports ---- */
+
+bool sim_dwc_has_pmu(const struct sim_machine *m, size_t i)
+{
+        uint16_t vendor;
+
+        if (i >= m->dwc.port_count || m->kernel < SIM_KERNEL_6_9)
+                return false; /* dwc_pcie_pmu is there from 6.8 */
+        vendor = m->devices[m->dwc.ports[i]].vendor;
+        /* Alibaba and (from the 6.12 fix) Qualcomm; Ampere from 6.13. */
+        return vendor == 0x1ded || (vendor == 0x17cb && m->kernel >= SIM_KERNEL_6_12) ||
+               (vendor == 0x1def && m->kernel >= SIM_KERNEL_6_15);
+}
+
+/* One entry of "root_complexes". */
+static int parse_dwc_rc(struct ctx *c, json_object *o, const char *path, size_t index, void *arg)
+{
+        static const char *const keys[] = {"id", "numa_node", "cpu", "root_ports", NULL};
+        struct sim_dwc_desc *dwc = &c->m->dwc;
+        struct sim_dwc_rc *rc = &dwc->rcs[index];
+        size_t ports[MAX_PORTS], count = 0;
+        char p[PATH_LEN];
+        json_object *v;
+        int r;
+        const struct field fields[] = {
+            F_INT("id", rc->id, 0, 0xffff, .missing = "the root complex number"),
+            F_INT("numa_node", rc->numa_node, -1, 1023,
+                  .missing = "the NUMA node its devices report, -1 for none"),
+            F_INT("cpu", rc->cpu, 0, (long long)c->m->cpus - 1,
+                  .missing = "the CPU its PMUs' cpumask shows (the node's first)"),
+        };
+
+        (void)arg;
+        r = READ_OBJECT(c, o, path, "a root complex", keys, fields);
+        if (r)
+                return r;
+        v = field_at(o, path, "root_ports", p, sizeof(p));
+        if (!v)
+                return fail(c, p, "missing (the root complex's Root Ports, at least one)");
+        struct placement place = {.kind = SIM_ROOT_PORT,
+                                  .parent = SIM_NONE,
+                                  .core = SIM_NONE,
+                                  .numa = rc->numa_node,
+                                  .ports = ports,
+                                  .port_count = &count};
+
+        r = read_array(c, v, p, MAX_PORTS, "empty: a root complex has at least one Root Port",
+                       parse_placed, &place);
+        if (r)
+                return r;
+        for (size_t i = 0; i < count; i++) {
+                if (dwc->port_count >= SIM_MAX_DWC_PORTS)
+                        return fail(c, p, "more than %d Root Ports in all root complexes",
+                                    SIM_MAX_DWC_PORTS);
+                dwc->ports[dwc->port_count] = ports[i];
+                dwc->port_rc[dwc->port_count++] = index;
+        }
+        dwc->rc_count = index + 1;
+        return 0;
+}
+
+int parse_dwc(struct ctx *c, json_object *v)
+{
+        return read_array(c, v, "root_complexes", SIM_MAX_DWC_RCS,
+                          "empty: describe at least one root complex", parse_dwc_rc, NULL);
 }

@@ -26,7 +26,9 @@
 #include "pcie_link.h"
 #include "sim_events.h"
 #include "sim_hisi_ptt.h"
+#include "sim_dwc_pcie.h"
 #include "sim_intel_iio.h"
+#include "sim_amd_df.h"
 #include "sim_nvidia_pcie.h"
 #include "sim_sysfs.h"
 
@@ -47,6 +49,8 @@ struct sim {
         struct sim_machine *machine;
         struct sim_pmu *pmu;
         struct sim_iio *iio;      /* NULL without an Intel part */
+        struct sim_df *df;        /* NULL without an AMD data fabric */
+        struct sim_dwc *dwc;      /* NULL without DesignWare Root Ports */
         struct sim_nvpcie *nv;    /* NULL without a Grace part */
         struct sim_ptt *ptt;      /* PTT trace devices (cores with a PTT function) */
         struct perf_ops ops;      /* routes to pmu or iio */
@@ -217,7 +221,11 @@ static const struct perf_ops *ops_of_fd(struct sim *s, int fd)
                 return sim_nvpcie_ops(s->nv);
         if (s->ptt && fd >= SIM_PTT_FD_BASE)
                 return sim_ptt_ops(s->ptt);
-        if (s->iio && fd >= SIM_IIO_FD_BASE)
+        if (s->df && fd >= SIM_DF_FD_BASE)
+                return sim_df_ops(s->df);
+        if (s->dwc && fd >= SIM_DWC_FD_BASE && fd < SIM_DF_FD_BASE)
+                return sim_dwc_ops(s->dwc);
+        if (s->iio && fd >= SIM_IIO_FD_BASE && fd < SIM_DWC_FD_BASE)
                 return sim_iio_ops(s->iio);
         if (fd >= SIM_FD_BASE && fd < SIM_IIO_FD_BASE)
                 return sim_pmu_ops(s->pmu);
@@ -240,9 +248,14 @@ static int route_open(void *ctx, struct perf_event_attr *attr, pid_t pid, int cp
                   (attr->type >= SIM_IIO_REBIND_BASE &&
                    attr->type < SIM_IIO_REBIND_BASE + 0x100 * 15)))
                 o = sim_iio_ops(s->iio);
+        else if (s->df && attr->type == SIM_DF_TYPE)
+                o = sim_df_ops(s->df);
         else if (s->ptt && attr->type >= SIM_PTT_TYPE_BASE &&
                  attr->type - SIM_PTT_TYPE_BASE < SIM_MAX_CORES * SIM_PMU_GENERATIONS)
                 o = sim_ptt_ops(s->ptt);
+        else if (s->dwc && attr->type >= SIM_DWC_TYPE_BASE &&
+                 attr->type - SIM_DWC_TYPE_BASE < SIM_MAX_DWC_PORTS)
+                o = sim_dwc_ops(s->dwc);
         else if (s->nv && attr->type >= SIM_NV_TYPE_BASE &&
                  attr->type < SIM_NV_TYPE_BASE + SIM_MAX_SOCKETS)
                 o = sim_nvpcie_ops(s->nv);
@@ -358,6 +371,10 @@ int sim_open(const char *name_or_path, const struct sim_opts *opts, struct sim *
         ret = sim_sysfs_write(s->machine, s->root, SIM_PMU_TYPE_BASE, errbuf, errlen);
         if (!ret)
                 ret = sim_ptt_sysfs_write(s->machine, s->root, SIM_PTT_TYPE_BASE, errbuf, errlen);
+        if (!ret)
+                ret = sim_dwc_sysfs_write(s->machine, s->root, errbuf, errlen);
+        if (!ret && s->machine->amd.present)
+                ret = sim_df_sysfs_write(s->machine, s->root, errbuf, errlen);
         if (ret)
                 goto fail;
         snprintf(s->sys, sizeof(s->sys), "%s/sys", s->root);
@@ -376,6 +393,22 @@ int sim_open(const char *name_or_path, const struct sim_opts *opts, struct sim *
                 ret = sim_iio_new(s->machine, opts->clock, opts->clock_ctx, &s->iio);
                 if (ret) {
                         snprintf(errbuf, errlen, "cannot start the IIO model: %s", strerror(-ret));
+                        goto fail;
+                }
+        }
+        if (s->machine->dwc.port_count) {
+                ret = sim_dwc_new(s->machine, opts->clock, opts->clock_ctx, &s->dwc);
+                if (ret) {
+                        snprintf(errbuf, errlen, "cannot start the DesignWare PMU model: %s",
+                                 strerror(-ret));
+                        goto fail;
+                }
+        }
+        if (s->machine->amd.present) {
+                ret = sim_df_new(s->machine, opts->clock, opts->clock_ctx, &s->df);
+                if (ret) {
+                        snprintf(errbuf, errlen, "cannot start the data fabric model: %s",
+                                 strerror(-ret));
                         goto fail;
                 }
         }
@@ -416,6 +449,8 @@ void sim_close(struct sim *s)
         pci_source_close(s->pci);
         sim_pmu_free(s->pmu);
         sim_iio_free(s->iio);
+        sim_df_free(s->df);
+        sim_dwc_free(s->dwc);
         sim_nvpcie_free(s->nv);
         sim_ptt_free(s->ptt);
         if (s->root[0])
@@ -1019,9 +1054,19 @@ struct sim_pmu *sim_pmu(struct sim *s)
         return s->pmu;
 }
 
+struct sim_dwc *sim_dwc(struct sim *s)
+{
+        return s->dwc;
+}
+
 struct sim_iio *sim_iio(struct sim *s)
 {
         return s->iio;
+}
+
+struct sim_df *sim_df(struct sim *s)
+{
+        return s->df;
 }
 
 struct sim_nvpcie *sim_nvpcie(struct sim *s)

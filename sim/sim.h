@@ -70,6 +70,11 @@ const struct sim_machine *sim_machine(const struct sim *s);
 struct sim_pmu *sim_pmu(struct sim *s);
 /* The Intel IIO model, or NULL when the machine has no Intel part. */
 struct sim_iio *sim_iio(struct sim *s);
+/* The AMD data fabric model (sim_amd_df.h), or NULL without one. */
+struct sim_df *sim_df(struct sim *s);
+/* The DesignWare PCIe PMU model, or NULL without DesignWare Root Ports. */
+struct sim_dwc;
+struct sim_dwc *sim_dwc(struct sim *s);
 /* The Grace PCIe PMU model, or NULL on a machine without one. */
 struct sim_nvpcie *sim_nvpcie(struct sim *s);
 /* The PTT trace model (sim_hisi_ptt.h). */

@@ -24,6 +24,7 @@
 #include <string.h>
 
 #include "hw_env.h"
+#include "iio_stackmap.h"
 #include "sim_events.h"
 #include <limits.h>
 #include "sim_traffic.h"
@@ -405,4 +406,44 @@ const struct perf_ops *sim_iio_ops(struct sim_iio *p)
 size_t sim_iio_open_count(struct sim_iio *p)
 {
         return sim_pmu_core_open_count(&p->core);
+}
+
+/* ---- the CPU bus registers in configuration space ---- */
+
+static void put_le32(uint8_t *cfg, size_t off, uint32_t v)
+{
+        for (unsigned int b = 0; b < 4; b++)
+                cfg[off + b] = (uint8_t)(v >> (8 * b));
+}
+
+/* CPUBUSNO_VALID and CPUBUSNO0..7 of socket @s's MSM function. */
+static void msm_registers(const struct sim_socket *s, uint8_t *cfg)
+{
+        uint32_t valid = 0, busno[8] = {0};
+
+        for (size_t k = 0; k < s->stack_count; k++) {
+                unsigned int c = s->cpubus[k];
+
+                valid |= 1u << c;
+                busno[c / 4] |= (uint32_t)s->stacks[k].bus << (8 * (c % 4));
+        }
+        put_le32(cfg, IIO_MSM_CPUBUSNO_VALID, valid);
+        for (unsigned int i = 0; i < 8; i++)
+                put_le32(cfg, (i < 4 ? IIO_MSM_CPUBUSNO0 : IIO_MSM_CPUBUSNO4) + (i % 4) * 4,
+                         busno[i]);
+}
+
+void sim_iio_register_config(const struct sim_machine *m, size_t idx, uint8_t *cfg)
+{
+        for (size_t i = 0; m->intel.stack_registers && i < m->intel.socket_count; i++) {
+                const struct sim_socket *s = &m->intel.sockets[i];
+
+                if (idx == s->msm_function)
+                        msm_registers(s, cfg);
+                if (idx == s->pcu_function)
+                        put_le32(cfg, IIO_PCU_CAPID4, m->intel.chop << 6);
+                for (size_t k = 0; k < s->stack_count; k++)
+                        if (idx == s->sad_function[k])
+                                put_le32(cfg, IIO_SAD_CONTROL_CFG, s->id & 0xf);
+        }
 }

@@ -72,4 +72,14 @@ double sim_iio_now(struct sim_iio *p);
 void sim_truth_iio_part(const struct sim_iio *p, size_t socket, size_t stack, unsigned int part,
                         double t0, double t1, double *in_bytes, double *out_bytes);
 
+/*
+ * sim_iio_register_config - the CPU bus registers in the configuration
+ * space image of device @idx when it is one of the functions that hold them
+ * (struct sim_socket: MSM, PCU CR3, 00.0 of a stack bus), consistent with
+ * the description's stacks: CPUBUSNO_VALID has the bit of each stack's CPU
+ * bus id, CPUBUSNO0..7 its root bus, CAPID4 the chop, SAD_CONTROL_CFG the
+ * socket id (collectors/iio_stackmap.h has the offsets and sources).
+ */
+void sim_iio_register_config(const struct sim_machine *m, size_t idx, uint8_t *cfg);
+
 #endif /* PCIESCOPE_SIM_INTEL_IIO_H */

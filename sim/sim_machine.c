@@ -252,9 +252,10 @@ static int check_above_0(struct ctx *c, const char *path, double v, const void *
 
 static int parse_top(struct ctx *c, json_object *top)
 {
-        static const char *const keys[] = {
-            "machine", "description", "kernel", "cpus",   "cmdline", "hisi_pcie", "sicls",
-            "rcieps",  "inject",      "intel",  "events", "nvidia",  NULL};
+        static const char *const keys[] = {"machine", "description", "kernel", "cpus",
+                                           "cmdline", "hisi_pcie",   "sicls",  "rcieps",
+                                           "inject",  "intel",       "events", "root_complexes",
+                                           "amd",     "nvidia",      NULL};
         static const char *const pmu_keys[] = {"flux_unit_bytes",
                                                "time_clock_hz",
                                                "latency_clock_hz",
@@ -343,10 +344,12 @@ static int parse_top(struct ctx *c, json_object *top)
         m->clocks.ptt_time_absolute = !strcmp(ptt_time, "absolute");
 
         v = member(top, "sicls");
-        if (!v && !member(top, "intel") && !member(top, "nvidia"))
+        if (!v && !member(top, "intel") && !member(top, "root_complexes") && !member(top, "amd") &&
+            !member(top, "nvidia"))
                 return fail(c, "sicls",
-                            "missing (the IO dies with their PCIe cores; or \"intel\" for an "
-                            "Intel machine, \"nvidia\" for a Grace machine)");
+                            "missing (the IO dies with their PCIe cores; \"root_complexes\" for "
+                            "DesignWare Root Ports; or \"intel\" for an Intel machine, \"amd\" "
+                            "for an AMD one, \"nvidia\" for a Grace machine)");
         r = v ? read_array(c, v, "sicls", MAX_SICLS, "empty: describe at least one SICL",
                            parse_sicl, sicl_ids)
               : 0;
@@ -361,6 +364,20 @@ static int parse_top(struct ctx *c, json_object *top)
         v = member(top, "intel");
         if (v) {
                 r = parse_intel(c, v);
+                if (r)
+                        return r;
+        }
+        v = member(top, "root_complexes");
+        if (v) {
+                r = parse_dwc(c, v);
+                if (r)
+                        return r;
+        }
+        v = member(top, "amd");
+        if (v) {
+                if (member(top, "intel"))
+                        return fail(c, "amd", "a machine is either \"intel\" or \"amd\"");
+                r = parse_amd(c, v);
                 if (r)
                         return r;
         }

@@ -216,6 +216,14 @@ struct sim_socket {
         struct sim_uncore_unit *units; /* table order */
         size_t stack_count;
         struct sim_iio_stack stacks[SIM_MAX_IIO_STACKS];
+        /* The uncore's CPU bus registers (intel.stack_registers; device
+         * indexes, SIM_NONE when not written): the MSM function 8086:09a6
+         * at 03.0 and the PCU CR3 function 8086:325b at 1e.3 of the
+         * discovery function's bus, and 8086:09a2 at 00.0 of each stack's
+         * root bus (SAD_CONTROL_CFG), as collectors/iio_stackmap.h reads. */
+        size_t msm_function, pcu_function;
+        size_t sad_function[SIM_MAX_IIO_STACKS];
+        unsigned int cpubus[SIM_MAX_IIO_STACKS]; /* each stack's CPU bus id */
 };
 
 struct sim_intel {
@@ -225,8 +233,66 @@ struct sim_intel {
         double iio_out_bytes_per_count; /* model assumption: 4 */
         double ioclk_hz;                /* IIO clock, e.g. 1e9 (assumption) */
         bool die_files;                 /* write die<N> in uncore_iio_<box> (SPR kernels do not) */
+        bool stack_registers;           /* write the CPU bus registers (Intel PCM's mapping) */
+        unsigned int chop;              /* SPR die chop in CAPID4: 3 XCC, 1 MCC */
         size_t socket_count;
         struct sim_socket sockets[SIM_MAX_SOCKETS];
+};
+
+/* ---- AMD EPYC (Turin class machines): the data fabric PMU ---- */
+
+#define SIM_AMD_ROOT_COMPLEXES 8 /* io_0 .. io_7 of the amd_df events */
+
+/* An IO root complex: its index n of the amd_df events (io_<n>), its PCI
+ * root bus and Root Ports, and the share of its DMA that goes to the other
+ * socket's memory (the rest is local). Which bus is which index is the
+ * machine's ground truth; the kernel does not publish it. */
+struct sim_amd_rc {
+        unsigned int index;
+        uint16_t domain;
+        uint8_t bus;
+        double remote_share;
+        size_t port_count;
+        size_t ports[16]; /* device indexes of the Root Ports */
+};
+
+struct sim_amd_socket {
+        unsigned int id;
+        int numa_node;
+        unsigned int first_cpu, cpu_count;
+        size_t rc_count;
+        struct sim_amd_rc rcs[SIM_AMD_ROOT_COMPLEXES];
+};
+
+struct sim_amd {
+        bool present;
+        unsigned int cpu_family, cpu_model; /* 0x1a, 0x02: EPYC 9005 (Turin) */
+        unsigned int df_counters;           /* counters of the fabric PMU per socket */
+        bool narrow_umask; /* format/umask of kernels without PerfMonV2 DF fields (8 bits) */
+        size_t socket_count;
+        struct sim_amd_socket sockets[SIM_MAX_SOCKETS];
+};
+
+/* ---- Synopsys DesignWare PCIe (Alibaba Yitian 710 class machines) ---- */
+
+#define SIM_MAX_DWC_RCS   8
+#define SIM_MAX_DWC_PORTS 64
+
+/* A root complex of DesignWare Root Ports: each port of a vendor the
+ * kernel's dwc_pcie_pmu driver knows (Alibaba 0x1ded, Qualcomm 0x17cb;
+ * Ampere 0x1def from Linux 6.13) has the RAS D.E.S. capability and gets a
+ * dwc_rootport_<sbdf> PMU (from Linux 6.8). */
+struct sim_dwc_rc {
+        unsigned int id;
+        int numa_node;
+        int cpu; /* the PMUs' cpumask CPU: cpumask_local_spread(0, node) */
+};
+struct sim_dwc_desc {
+        size_t rc_count;
+        struct sim_dwc_rc rcs[SIM_MAX_DWC_RCS];
+        size_t port_count;                 /* every Root Port of the root complexes */
+        size_t ports[SIM_MAX_DWC_PORTS];   /* device indexes */
+        size_t port_rc[SIM_MAX_DWC_PORTS]; /* index into rcs */
 };
 
 /* ---- NVIDIA Grace (Tegra241) PCIe PMU ---- */
@@ -306,7 +372,9 @@ struct sim_machine {
         size_t injection_count;
         struct sim_injection injections[8];
 
-        struct sim_intel intel; /* present only on Intel machines */
+        struct sim_intel intel;  /* present only on Intel machines */
+        struct sim_amd amd;      /* present only on AMD machines */
+        struct sim_dwc_desc dwc; /* root complexes with DesignWare Root Ports */
         /* present only on NVIDIA Grace machines */
         struct sim_nvidia nvidia;
 
@@ -350,6 +418,10 @@ static inline uint16_t sim_device_rid(const struct sim_device *d)
 {
         return (uint16_t)(d->bus << 8 | d->dev << 3 | d->fn);
 }
+
+/* Whether Root Port @i of m->dwc has a dwc_rootport PMU under @m's kernel
+ * (the driver is there from 6.8, here 6.9; its vendor list grew). */
+bool sim_dwc_has_pmu(const struct sim_machine *m, size_t i);
 
 /* Index of the Root Port above @dev (itself for a Root Port), or SIM_NONE. */
 size_t sim_machine_root_port(const struct sim_machine *m, size_t dev);

@@ -272,6 +272,7 @@ void sim_config_image(const struct sim_machine *m, size_t idx, uint8_t cfg[4096]
         disc = discovery_socket(m, idx);
         if (disc)
                 discovery_config(disc, cfg);
+        sim_iio_register_config(m, idx, cfg);
 }
 
 /* ---- file helpers ---- */

@@ -9,8 +9,8 @@
  * name without `_bucket`/`_sum`/`_count` (rw_family_name()). The unit is
  * the OpenMetrics unit, always a suffix of the name ("seconds", "bytes",
  * "bytes_per_second", ...), or "" where the value is a plain count.
- * tests/integration/om_catalog.sh keeps this table and docs/metrics.md in
- * step, and checks every family the engine emits has an entry.
+ * The table is made from metrics/families.spec at build time, as are the
+ * tables of docs/metrics.md, so the two cannot disagree.
  */
 #ifndef PCIESCOPE_PROM_CATALOG_H
 #define PCIESCOPE_PROM_CATALOG_H
@@ -22,6 +22,11 @@ struct prom_family_doc {
         const char *unit; /* "" when none */
         const char *help; /* one line, no newline */
 };
+
+/* One entry per family of metrics/families.spec, sorted by name: made at
+ * build time by metrics/gen_families.awk (prom_catalog_table.c). */
+extern const struct prom_family_doc prom_catalog_table[];
+extern const size_t prom_catalog_table_len;
 
 /* The entry for family @name, or NULL (a family of another plugin). */
 const struct prom_family_doc *prom_catalog_find(const char *name);

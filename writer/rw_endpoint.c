@@ -104,6 +104,11 @@ const char *rw_drop_reason_name(enum rw_drop_reason r)
             [RW_DROP_SPOOL_CORRUPT] = "spool_corrupt",
             [RW_DROP_SHUTDOWN] = "shutdown",
             [RW_DROP_ENCODE] = "encode",
+            [RW_DROP_SERIES_LIMIT] = "series_limit",
+            [RW_DROP_RATE_LIMIT] = "rate_limit",
+            [RW_DROP_LABEL_LIMIT] = "label_limit",
+            [RW_DROP_OUT_OF_ORDER] = "out_of_order",
+            [RW_DROP_OUT_OF_BOUNDS] = "out_of_bounds",
         };
         return r < RW_DROP_NREASONS ? names[r] : "unknown";
 }
@@ -119,6 +124,10 @@ void rw_endpoint_cfg_init(struct rw_endpoint_cfg *c)
         c->min_backoff = 0.03;
         c->max_backoff = 5;
         c->retry_after_max = RW_RETRY_AFTER_MAX_DEFAULT;
+        /* A 429 is a rate limit that clears (Mimir's ingestion and request
+         * rates); one that names a series limit is dropped all the same
+         * (rw_classify_answer). */
+        c->retry429 = true;
         c->spool_max_bytes = 256ull << 20;
         c->spool_max_age = 3600;
         c->spool_fsync = true;
@@ -898,7 +907,27 @@ static const char *body_text(struct rw_endpoint *ep)
         return rw_log_escape(ep->body, n, ep->body_esc, sizeof(ep->body_esc));
 }
 
-static void log_drop(struct rw_endpoint *ep, long status)
+/* The drop reason of a refusal. */
+static enum rw_drop_reason refusal_drop(enum rw_refusal r)
+{
+        switch (r) {
+        case RW_REFUSAL_SERIES_LIMIT:
+                return RW_DROP_SERIES_LIMIT;
+        case RW_REFUSAL_RATE_LIMIT:
+                return RW_DROP_RATE_LIMIT;
+        case RW_REFUSAL_LABEL_LIMIT:
+                return RW_DROP_LABEL_LIMIT;
+        case RW_REFUSAL_OUT_OF_ORDER:
+                return RW_DROP_OUT_OF_ORDER;
+        case RW_REFUSAL_OUT_OF_BOUNDS:
+                return RW_DROP_OUT_OF_BOUNDS;
+        case RW_REFUSAL_OTHER:
+        default:
+                return RW_DROP_HTTP_4XX;
+        }
+}
+
+static void log_drop(struct rw_endpoint *ep, long status, enum rw_drop_reason why)
 {
         time_t now = time(NULL);
 
@@ -906,8 +935,8 @@ static void log_drop(struct rw_endpoint *ep, long status)
         if (now - ep->last_body_log < BODY_LOG_EVERY_S)
                 return;
         ep->last_body_log = now;
-        EPLOG(ep, RW_LOG_ERR, "HTTP %ld, dropped %u samples (not retryable): %s", status,
-              ep->p.samples, body_text(ep));
+        EPLOG(ep, RW_LOG_ERR, "HTTP %ld, dropped %u samples (not retryable, reason %s): %s", status,
+              ep->p.samples, rw_drop_reason_name(why), body_text(ep));
 }
 
 /* Sends the pending body once. Returns the verdict and, for RETRY, sets
@@ -917,7 +946,8 @@ static enum rw_verdict send_pending(struct rw_endpoint *ep, double timeout, doub
         char cerr[CURL_ERROR_SIZE];
         double t0 = mono_now(), dt;
         long status = post(ep, ep->p.data, ep->p.len, timeout, cerr);
-        enum rw_verdict v = rw_classify(status, ep->c.retry429);
+        enum rw_verdict v = rw_classify_answer(status, ep->c.retry429, ep->body, ep->body_len);
+        enum rw_drop_reason why = refusal_drop(rw_refusal_reason(status, ep->body, ep->body_len));
 
         dt = mono_now() - t0;
         *retry_after = -1;
@@ -933,14 +963,14 @@ static enum rw_verdict send_pending(struct rw_endpoint *ep, double timeout, doub
                 ep->st.requests_failed++;
                 if (v == RW_VERDICT_DROP) {
                         ep->st.samples_failed += ep->p.samples;
-                        ep->st.dropped[RW_DROP_HTTP_4XX] += ep->p.samples;
+                        ep->st.dropped[why] += ep->p.samples;
                 } else {
                         ep->st.samples_retried += ep->p.samples;
                 }
         }
         pthread_mutex_unlock(&ep->stats_lock);
         if (v == RW_VERDICT_DROP) {
-                log_drop(ep, status);
+                log_drop(ep, status, why);
         } else if (v == RW_VERDICT_RETRY) {
                 double ra;
 

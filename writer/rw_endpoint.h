@@ -76,6 +76,13 @@ enum rw_drop_reason {
         RW_DROP_SPOOL_CORRUPT, /* records, the sample count is unknown */
         RW_DROP_SHUTDOWN,
         RW_DROP_ENCODE,
+        /* Refused for good, the reason read from the answer (rw_http.h's
+         * rw_refusal_reason; any other refusal is RW_DROP_HTTP_4XX). */
+        RW_DROP_SERIES_LIMIT,
+        RW_DROP_RATE_LIMIT,
+        RW_DROP_LABEL_LIMIT,
+        RW_DROP_OUT_OF_ORDER,
+        RW_DROP_OUT_OF_BOUNDS,
         RW_DROP_NREASONS
 };
 const char *rw_drop_reason_name(enum rw_drop_reason r);

@@ -24,6 +24,96 @@ enum rw_verdict rw_classify(long status, bool retry429)
         return RW_VERDICT_DROP;
 }
 
+/* Whether the n bytes at b hold needle, ASCII case ignored. */
+static bool has(const char *b, size_t n, const char *needle)
+{
+        size_t m = strlen(needle);
+
+        for (size_t i = 0; m && i + m <= n; i++) {
+                size_t k = 0;
+
+                while (k < m && tolower((unsigned char)b[i + k]) == needle[k])
+                        k++;
+                if (k == m)
+                        return true;
+        }
+        return false;
+}
+
+static bool has_any(const char *b, size_t n, const char *const *needles)
+{
+        for (; *needles; needles++)
+                if (has(b, n, *needles))
+                        return true;
+        return false;
+}
+
+/* What names each reason, lower case: Mimir's error ids first (an answer
+ * that holds one is decided by it alone, since the rest of Mimir's text
+ * quotes the refused series, whose labels could hold any phrase), then
+ * phrases of Mimir, Cortex and Prometheus. Order matters where phrases
+ * overlap: Mimir's "too old" answer with an out-of-order window says
+ * "out-of-order time window", so the time window is asked before the
+ * order; Cortex's 429 for a series limit is a limit, not a rate. */
+static const struct {
+        enum rw_refusal reason;
+        const char *const *ids, *const *phrases;
+} refusals[] = {
+    {RW_REFUSAL_SERIES_LIMIT,
+     (const char *const[]){"err-mimir-max-series-per-user", "err-mimir-max-series-per-metric",
+                           "err-mimir-max-metadata-per-user", "err-mimir-max-metadata-per-metric",
+                           NULL},
+     (const char *const[]){"series limit", "metadata limit", NULL}},
+    {RW_REFUSAL_RATE_LIMIT,
+     (const char *const[]){"err-mimir-tenant-max-ingestion-rate",
+                           "err-mimir-tenant-max-request-rate", NULL},
+     (const char *const[]){"rate limit", NULL}},
+    {RW_REFUSAL_LABEL_LIMIT,
+     (const char *const[]){"err-mimir-max-label-names-per-series", "err-mimir-label-name-too-long",
+                           "err-mimir-label-value-too-long", NULL},
+     (const char *const[]){"number of labels exceeds", "too many labels",
+                           "label name length exceeds", "label value length exceeds",
+                           "label name too long", "label value too long", NULL}},
+    {RW_REFUSAL_OUT_OF_BOUNDS,
+     (const char *const[]){"err-mimir-sample-timestamp-too-old", "err-mimir-too-far-in-future",
+                           NULL},
+     (const char *const[]){"out of bounds", "too old", "too far in the future", NULL}},
+    {RW_REFUSAL_OUT_OF_ORDER,
+     (const char *const[]){"err-mimir-sample-out-of-order", "err-mimir-sample-duplicate-timestamp",
+                           NULL},
+     (const char *const[]){"out of order", "out-of-order", "duplicate sample for timestamp", NULL}},
+};
+
+enum rw_refusal rw_refusal_reason(long status, const char *body, size_t n)
+{
+        size_t nr = sizeof(refusals) / sizeof(refusals[0]);
+
+        if (!body)
+                n = 0;
+        for (size_t i = 0; i < nr; i++)
+                if (has_any(body, n, refusals[i].ids))
+                        return refusals[i].reason;
+        /* A 429 is a rate limit unless its text names a series limit. */
+        if (has_any(body, n, refusals[0].phrases))
+                return RW_REFUSAL_SERIES_LIMIT;
+        if (status == 429)
+                return RW_REFUSAL_RATE_LIMIT;
+        for (size_t i = 1; i < nr; i++)
+                if (has_any(body, n, refusals[i].phrases))
+                        return refusals[i].reason;
+        return RW_REFUSAL_OTHER;
+}
+
+enum rw_verdict rw_classify_answer(long status, bool retry429, const char *body, size_t n)
+{
+        enum rw_verdict v = rw_classify(status, retry429);
+
+        if (v == RW_VERDICT_RETRY && status == 429 &&
+            rw_refusal_reason(status, body, n) == RW_REFUSAL_SERIES_LIMIT)
+                return RW_VERDICT_DROP;
+        return v;
+}
+
 int rw_parse_retry_after(const char *value, time_t now, double *seconds)
 {
         char buf[64];

@@ -49,6 +49,27 @@ uint64_t rw_hash64(const char *s)
         return fmix64(h);
 }
 
+/* The salt keeps the shard independent of rw_phase_offset's use of the
+ * same hash. */
+#define SHARD_SALT 0x5ca1ab1e0ddba11ull
+
+uint32_t rw_shard(const char *key, uint32_t n)
+{
+        uint64_t k = fmix64(rw_hash64(key) ^ SHARD_SALT);
+        int64_t b = 0, j = 0;
+
+        if (n < 2)
+                return 0;
+        /* Jump from bucket to bucket while the next jump stays below n;
+         * each step is where the key would move as buckets are added. */
+        while (j < (int64_t)n) {
+                b = j;
+                k = k * 2862933555777941757ull + 1;
+                j = (int64_t)((double)(b + 1) * ((double)(1ull << 31) / (double)((k >> 33) + 1)));
+        }
+        return (uint32_t)b;
+}
+
 uint64_t rw_seed_mix(const char *host, uint64_t pid, uint64_t nanoseconds)
 {
         return fmix64(rw_hash64(host) ^ fmix64(pid + 0x9e3779b97f4a7c15ull) ^ fmix64(nanoseconds));

@@ -56,6 +56,14 @@ double rw_rng_uniform(struct rw_rng *r);
  * reaches every bit of the hash). A stable function: the same name gives
  * the same phase on every build and every machine. */
 uint64_t rw_hash64(const char *s);
+/* Which of n receivers a host sends to (0..n-1; 0 when n < 2): jump
+ * consistent hashing (Lamping and Veach, "A Fast, Minimal Memory,
+ * Consistent Hash Algorithm", 2014) of the name's hash, salted so that it
+ * is independent of the host's send phase. Each receiver gets 1/n of the
+ * names, and going from n to n + 1 receivers moves only the 1/(n + 1) that
+ * the new one takes; a stable function like rw_hash64. */
+uint32_t rw_shard(const char *key, uint32_t n);
+
 /* A seed that differs between hosts and between runs of one host: the
  * host name's hash mixed with `pid` and `nanoseconds` (the caller's
  * getpid() and clock). */

@@ -2,15 +2,16 @@
 // a top-k or a table of what is wrong: no panel draws a row or a line per
 // host, so the page stays fast and readable however large the fleet.
 import * as c from "./common";
+import { R } from "./records";
 
 const K = 10; // rows of every top-k
 
-// A link has two ends and both report `pcie_link_downtrained`; the link is
-// counted once, at its downstream-facing end (a Root Port or a switch
-// downstream port: every link has exactly one).
-const downtrainedLinks =
-	`(pcie_link_downtrained${c.sel()} == 1)` +
-	` * on (instance, bdf) group_left (device_name) pcie_device_info{port_type=~"root_port|downstream_port"}`;
+// Panels that would scan a raw per-port or per-function family across the
+// fleet read the recording rules of records.ts (one series per host, or one
+// per wrong link) instead. What still reads raw series reads one series per
+// host (pcie_functions, pcie_audit_findings, remote_write_*), only series
+// that exist when something is wrong (pcie_audit_finding), or is an instant
+// top-k that needs the per-port rows (12 k series at 1,000 hosts).
 
 export function fleet() {
 	return c
@@ -33,9 +34,9 @@ export function fleet() {
 			c.statPanel({
 				title: "Downtrained links",
 				description:
-					"Links running below the speed or width both partners support (`pcie_link_downtrained` == 1), one per link: counted at the Root Port or switch downstream port end (`pcie_device_info` port_type).",
+					`Links running below the speed or width both partners support (\`pcie_link_downtrained\` == 1), one per link: counted at the Root Port or switch downstream port end (\`pcie_device_info\` port_type). Reads the recording rule \`${R.downtrainedCount}\`.`,
 				unit: "none",
-				queries: [{ expr: `count(${downtrainedLinks}) or vector(0)` }],
+				queries: [{ expr: `sum(${R.downtrainedCount}${c.sel()}) or vector(0)` }],
 				thresholds: [[1, "red"]],
 			}),
 		)
@@ -53,11 +54,11 @@ export function fleet() {
 			c.statPanel({
 				title: "Hosts with uncorrectable AER",
 				description:
-					"Hosts where `pcie_aer_device_errors_total` of severity fatal or nonfatal rose within the dashboard's time range.",
+					`Hosts where \`pcie_aer_device_errors_total\` of severity fatal or nonfatal rose within the dashboard's time range (or the 5 minutes before it): the recording rule \`${R.aerRate}\` above 0 at some point of the range.`,
 				unit: "none",
 				queries: [
 					{
-						expr: `count(sum by (instance) (increase(pcie_aer_device_errors_total${c.sel('severity=~"fatal|nonfatal"')}[$__range])) > 0) or vector(0)`,
+						expr: `count(max by (instance) (max_over_time(${R.aerRate}${c.sel('severity=~"fatal|nonfatal"')}[$__range])) > 0) or vector(0)`,
 					},
 				],
 				thresholds: [[1, "red"]],
@@ -67,9 +68,9 @@ export function fleet() {
 			c.statPanel({
 				title: "Worst link utilisation",
 				description:
-					"Highest `pcie_port_utilization_ratio` of effective capacity (raw × MPS/(MPS+24)) over every Root Port and direction of the fleet.",
+					`Highest \`pcie_port_utilization_ratio\` of effective capacity (raw × MPS/(MPS+24)) over every Root Port and direction of the fleet (the recording rule \`${R.utilMax}\`).`,
 				unit: "percentunit",
-				queries: [{ expr: `max(pcie_port_utilization_ratio${c.sel('capacity="effective"')})` }],
+				queries: [{ expr: `max(${R.utilMax}${c.sel()})` }],
 				thresholds: [
 					[0.7, "orange"],
 					[0.9, "red"],
@@ -90,9 +91,9 @@ export function fleet() {
 		.withPanel(
 			c.tablePanel({
 				title: `Worst link utilisation per host (top ${K})`,
-				description: `The ${K} hosts whose busiest Root Port direction uses the largest share of the link's effective capacity (\`pcie_port_utilization_ratio\`, capacity="effective").`,
+				description: `The ${K} hosts whose busiest Root Port direction uses the largest share of the link's effective capacity (\`pcie_port_utilization_ratio\`, capacity="effective", through the recording rule \`${R.utilMax}\`).`,
 				unit: "percentunit",
-				queries: [{ expr: `topk(${K}, max by (instance) (pcie_port_utilization_ratio${c.sel('capacity="effective"')}))` }],
+				queries: [{ expr: `topk(${K}, max by (instance) (${R.utilMax}${c.sel()}))` }],
 				thresholds: [
 					[0.7, "orange"],
 					[0.9, "red"],
@@ -123,9 +124,9 @@ export function fleet() {
 			c.tablePanel({
 				title: "Downtrained links",
 				description:
-					"Every downtrained link (`pcie_link_downtrained` == 1 at its Root Port or downstream port end, named by `pcie_device_info`): bdf is the port. Rows only for links that are wrong.",
+					`Every downtrained link (\`pcie_link_downtrained\` == 1 at its Root Port or downstream port end, named by \`pcie_device_info\`): bdf is the port. Rows only for links that are wrong (the recording rule \`${R.downtrainedLinks}\`).`,
 				unit: "none",
-				queries: [{ expr: downtrainedLinks }],
+				queries: [{ expr: `${R.downtrainedLinks}${c.sel()}` }],
 				thresholds: [[1, "red"]],
 				w: 12,
 			}),
@@ -145,11 +146,11 @@ export function fleet() {
 		.withPanel(
 			c.tablePanel({
 				title: `AER error rate (top ${K})`,
-				description: `Hosts and severities with the highest rate of \`pcie_aer_device_errors_total\` (errors per second, every function of the host).`,
+				description: `Hosts and severities with the highest rate of \`pcie_aer_device_errors_total\` (errors per second over 5 minutes, every function of the host: the recording rule \`${R.aerRate}\`).`,
 				unit: "short",
 				queries: [
 					{
-						expr: `topk(${K}, sum by (instance, severity) (rate(pcie_aer_device_errors_total${c.sel()}[$__rate_interval])))`,
+						expr: `topk(${K}, ${R.aerRate}${c.sel()})`,
 					},
 				],
 				thresholds: [
@@ -163,11 +164,11 @@ export function fleet() {
 		.withPanel(
 			c.tablePanel({
 				title: `PTT completion latency p99 (top ${K})`,
-				description: `Hosts with the highest p99 of request-to-last-completion latency from the PTT trace windows: histogram_quantile(0.99) over \`pcie_ptt_completion_latency_seconds_bucket\`.`,
+				description: `Hosts with the highest p99 of request-to-last-completion latency from the PTT trace windows of the last 5 minutes: histogram_quantile(0.99) over \`pcie_ptt_completion_latency_seconds_bucket\` (the recording rule \`${R.pttP99}\`).`,
 				unit: "s",
 				queries: [
 					{
-						expr: `topk(${K}, histogram_quantile(0.99, sum by (instance, le) (rate(pcie_ptt_completion_latency_seconds_bucket${c.sel('completion="last"')}[$__rate_interval]))))`,
+						expr: `topk(${K}, ${R.pttP99}${c.sel()})`,
 					},
 				],
 				thresholds: [
@@ -182,9 +183,9 @@ export function fleet() {
 		.withPanel(
 			c.tablePanel({
 				title: `Collector CPU (top ${K})`,
-				description: `Hosts whose pcie collector threads use the most CPU: rate of \`pcie_collector_cpu_seconds_total\` (1 = one core).`,
+				description: `Hosts whose pcie collector threads use the most CPU: 5-minute rate of \`pcie_collector_cpu_seconds_total\` (1 = one core; the recording rule \`${R.collectorCpu}\`).`,
 				unit: "percentunit",
-				queries: [{ expr: `topk(${K}, sum by (instance) (rate(pcie_collector_cpu_seconds_total${c.sel()}[$__rate_interval])))` }],
+				queries: [{ expr: `topk(${K}, ${R.collectorCpu}${c.sel()})` }],
 				thresholds: [
 					[0.05, "orange"],
 					[0.2, "red"],
@@ -196,9 +197,9 @@ export function fleet() {
 		.withPanel(
 			c.tablePanel({
 				title: `Lowest PMU coverage (bottom ${K})`,
-				description: `Hosts whose worst PCIe PMU counts the smallest share of the time (\`pcie_pmu_coverage_ratio\`, min by instance): below 1 the counter plan rotates.`,
+				description: `Hosts whose worst PCIe PMU counts the smallest share of the time (\`pcie_pmu_coverage_ratio\`, min by instance: the recording rule \`${R.pmuCoverageMin}\`): below 1 the counter plan rotates.`,
 				unit: "percentunit",
-				queries: [{ expr: `bottomk(${K}, min by (instance) (pcie_pmu_coverage_ratio${c.sel()}))` }],
+				queries: [{ expr: `bottomk(${K}, ${R.pmuCoverageMin}${c.sel()})` }],
 				thresholds: [],
 				w: 8,
 			}),
@@ -206,11 +207,11 @@ export function fleet() {
 		.withPanel(
 			c.tablePanel({
 				title: `Failing PTT windows (top ${K})`,
-				description: `Hosts with the highest rate of PTT trace windows that did not end ok (\`pcie_ptt_windows_total\`, result != "ok").`,
+				description: `Hosts with the highest 5-minute rate of PTT trace windows that did not end ok (\`pcie_ptt_windows_total\`, result != "ok": the recording rule \`${R.pttWindowsFailed}\`).`,
 				unit: "short",
 				queries: [
 					{
-						expr: `topk(${K}, sum by (instance) (rate(pcie_ptt_windows_total${c.sel('result!="ok"')}[$__rate_interval])))`,
+						expr: `topk(${K}, ${R.pttWindowsFailed}${c.sel()})`,
 					},
 				],
 				thresholds: [[0.01, "orange"]],

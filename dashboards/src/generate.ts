@@ -1,6 +1,8 @@
-// Writes every dashboard as Grafana JSON into the directory named on the
-// command line (dashboards/grafana/ is the committed copy; the test writes
-// a temporary one and compares them byte for byte).
+// Writes every dashboard as Grafana JSON into the directory named first on
+// the command line, and the recording rules the fleet overview reads
+// (records.ts) as pcie.records.yml into the second (dashboards/grafana/ and
+// dashboards/alerts/ are the committed copies; the test writes temporary
+// ones and compares them byte for byte).
 import * as fs from "fs";
 import * as path from "path";
 import { fleet } from "./fleet";
@@ -8,6 +10,7 @@ import { host } from "./host";
 import { ptt } from "./ptt";
 import { intelIio } from "./iio";
 import { collector } from "./collector";
+import { recordsYaml } from "./records";
 
 const boards: [string, () => object][] = [
 	["pcie-fleet-overview", fleet],
@@ -18,8 +21,9 @@ const boards: [string, () => object][] = [
 ];
 
 const out = process.argv[2];
-if (!out) {
-	console.error("usage: node generate.js OUTPUT_DIR");
+const rulesOut = process.argv[3];
+if (!out || !rulesOut) {
+	console.error("usage: node generate.js DASHBOARD_DIR RULES_DIR");
 	process.exit(2);
 }
 fs.mkdirSync(out, { recursive: true });
@@ -32,3 +36,7 @@ for (const [name, make] of boards) {
 	fs.writeFileSync(file, JSON.stringify(board, null, 2) + "\n");
 	console.log(`wrote ${file}`);
 }
+fs.mkdirSync(rulesOut, { recursive: true });
+const rulesFile = path.join(rulesOut, "pcie.records.yml");
+fs.writeFileSync(rulesFile, recordsYaml());
+console.log(`wrote ${rulesFile}`);

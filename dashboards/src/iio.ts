@@ -1,7 +1,7 @@
 // Intel IIO: inbound PCIe bandwidth per socket, IIO stack and part from the
 // uncore IIO free-running counters, utilisation where a stack is mapped to
-// its Root Ports (kernel die files or IIOStackBus), and the PMON discovery
-// inventory.
+// its Root Ports (IIOStackBus, kernel die files or the uncore's CPU bus
+// registers), and the PMON discovery inventory.
 import * as c from "./common";
 
 const stacks = 'pmu=~"uncore_iio.*",socket=~"$socket",stack=~"$stack"';
@@ -60,7 +60,7 @@ export function intelIio() {
 			c.timeSeries({
 				title: "Utilisation (mapped stacks)",
 				description:
-					"`pcie_port_utilization_ratio` of the Root Ports of mapped IIO stacks (raw and effective capacity). Unmapped stacks (the default on Sapphire Rapids without IIOStackBus) have none.",
+					"`pcie_port_utilization_ratio` of the Root Ports of mapped IIO stacks (raw and effective capacity). IIOStackBus, the kernel's die files or, on Sapphire Rapids and later, the uncore's CPU bus registers map a stack; an unmapped stack has none.",
 				unit: "percentunit",
 				queries: [
 					{

@@ -102,6 +102,14 @@ def walk(machine):
                 add(rp, None, "root_port")
         for r in sicl.get("rcieps", []):
             add(r, None, "rciep")
+    amd = machine.get("amd") if isinstance(machine.get("amd"), dict) else {}
+    for sock in amd.get("sockets", []):
+        for rc in sock.get("root_complexes", []):
+            for rp in rc.get("root_ports", []):
+                add(rp, None, "root_port")
+    for rc in machine.get("root_complexes", []):
+        for rp in rc.get("root_ports", []):
+            add(rp, None, "root_port")
     intel = machine.get("intel") if isinstance(machine.get("intel"), dict) else {}
     for sock in intel.get("sockets", []):
         for stack in sock.get("iio_stacks", []):
@@ -234,6 +242,32 @@ def main():
             out.append(f"PCIeLinkSaturated {key}")
         elif util > 0.85:
             out.append(f"maybe PCIeLinkSaturated {key}")
+
+    # AMD data fabric: per IO root complex (mapped to its root bus by the
+    # test's configuration), its DMA (`sim_truth` "df" lines) against the
+    # links of its Root Ports together, at the smallest MPS among them:
+    # writes as 4DW requests (rx), read data as completions (tx).
+    amd = machine.get("amd") if isinstance(machine.get("amd"), dict) else {}
+    rcs = {}
+    for sock in amd.get("sockets", []):
+        for rc in sock.get("root_complexes", []):
+            rcs[(str(sock["id"]), str(rc["index"]))] = [by_bdf[p["bdf"]] for p in rc.get("root_ports", [])]
+    for line in open(truth_path):
+        parts = line.split()
+        if len(parts) != 5 or parts[0] != "df" or (parts[1], parts[2]) not in rcs:
+            continue
+        ports = [p for p in rcs[(parts[1], parts[2])] if p.children]
+        if not ports:
+            continue
+        cap = sum(lane_bytes(link_of(p.children[0])[0]) * link_of(p.children[0])[1] for p in ports)
+        mps = min(max([p.mps] + [f.mps for f in fns if below(f, p)]) for p in ports)
+        for d, payload, overhead in (("tx", float(parts[3]), 20), ("rx", float(parts[4]), 24)):
+            util = payload * (mps + overhead) / mps / cap if cap else 0
+            key = f"instance={inst},socket={parts[1]},root_complex=io{parts[2]},direction={d}"
+            if util > 0.95:
+                out.append(f"PCIeLinkSaturated {key}")
+            elif util > 0.85:
+                out.append(f"maybe PCIeLinkSaturated {key}")
 
     for line in out:
         print(line)

@@ -59,6 +59,14 @@ if ! "$CLANG" -fsanitize=fuzzer,address,undefined "$work/probe.c" -o "$work/prob
 	exit 77
 fi
 
+# The family table and the catalog a build makes from metrics/families.spec
+# (the catalog joins every target that builds writer/prom_catalog.c).
+mkdir -p "$work/gen" || exit 1
+for out in table:pcie_families.c catalog:prom_catalog_table.c; do
+	awk -v out="${out%%:*}" -f "$top/metrics/gen_families.awk" "$top/metrics/families.spec" \
+		>"$work/gen/${out#*:}" || { echo "FAIL metrics/families.spec does not generate"; exit 1; }
+done
+
 CFLAGS="-g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -I$top/collectors ${FUZZ_CFLAGS:-}"
 
 # collectors/*.c as one instrumented archive, for targets that need the
@@ -67,7 +75,7 @@ collectors_lib() {
 	local lib="$work/collectors/libcollectors.a" src obj objs=()
 	[ -f "$lib" ] && { echo "$lib"; return 0; }
 	mkdir -p "$work/collectors"
-	for src in "$top"/collectors/*.c; do
+	for src in "$top"/collectors/*.c "$work/gen/pcie_families.c"; do
 		obj="$work/collectors/$(basename "$src" .c).o"
 		# shellcheck disable=SC2086
 		"$CLANG" ${CFLAGS/-fsanitize=fuzzer,/-fsanitize=fuzzer-no-link,} -c "$src" -o "$obj" \
@@ -100,6 +108,7 @@ while read -r name sources; do
 			fi
 			flags+=("$lib")
 			;;
+		writer/prom_catalog.c) srcs+=("$top/$s" "$work/gen/prom_catalog_table.c") ;;
 		*) srcs+=("$top/$s") ;;
 		esac
 	done

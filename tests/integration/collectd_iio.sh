@@ -4,8 +4,9 @@
 # the uncore_iio_free_running_* PMUs; per-part inbound bandwidth in csv
 # matches the model's ground truth within 1 % on both kernel scale variants
 # (6.15: 32 bytes per count; 6.12: the pre-fix 4-byte scale, corrected);
-# stacks named by IIOStackBus carry their Root Ports and utilisation; the
-# PMON discovery inventory is published; names and labels travel as meta.
+# stacks named by IIOStackBus carry their Root Ports and utilisation, and so
+# do the others, mapped from the uncore's CPU bus registers; the PMON
+# discovery inventory is published; names and labels travel as meta.
 . "$(dirname "$0")/lib.sh"
 
 sim_collectd_setup
@@ -14,7 +15,8 @@ MACHINE="$top_srcdir/sim/machines/spr-2s.json"
 
 write_conf() { # conf, csv dir, log, kernel
 	# SPR kernels do not map IIO stacks to buses: the stacks of socket 0 are
-	# named here, those of socket 1 stay unmapped.
+	# named here (the configuration wins), those of socket 1 are mapped from
+	# the CPU bus registers the simulator writes.
 	sim_collectd_conf "$1" "$2" "$3" spr "Simulate \"$MACHINE\"" "SimulateKernel \"$4\"" \
 		"CollectAER false" \
 		'IIOStackBus "uncore_iio_free_running_2" 0 "0000:15"' \
@@ -66,11 +68,15 @@ log="$tmp/6.15.log"
 f=$(csvfile "$csv" s0-iio2 pmu_utilization-part0-rx-raw)
 check "mapped stack: utilisation of 0000:15:01.0's link is a ratio ($(last_value "$f" 2>/dev/null))" \
 	awk -v v="$(last_value "$f" 2>/dev/null)" 'BEGIN { exit !(v > 0 && v < 1) }'
-check "unmapped stack: no utilisation (no port known)" [ -z "$(csvfile "$csv" s1-iio2 pmu_utilization-part0-rx-raw)" ]
+f=$(csvfile "$csv" s1-iio2 pmu_utilization-part0-rx-raw)
+check "stack mapped by the CPU bus registers: utilisation of 0000:97:01.0's link ($(last_value "$f" 2>/dev/null))" \
+	awk -v v="$(last_value "$f" 2>/dev/null)" 'BEGIN { exit !(v > 0 && v < 1) }'
+check "write_log: a part mapped by the registers carries its Root Port" \
+	grep -q '"prom.name":"pcie_port_bandwidth_bytes_per_second".*"prom.label.pmu":"uncore_iio_free_running_2","prom.label.socket":"1".*"prom.label.port":"0000:97:01.0","prom.label.direction":"rx"' "$log"
 check "write_log: a mapped part carries its Root Port as port label" \
 	grep -q '"prom.name":"pcie_port_bandwidth_bytes_per_second".*"prom.label.pmu":"uncore_iio_free_running_2","prom.label.socket":"0".*"prom.label.port":"0000:15:01.0","prom.label.direction":"rx"' "$log"
 check "write_log: stack info says how each stack was mapped" \
-	eval 'grep -q "\"prom.label.mapping\":\"config\"" "$log" && grep -q "\"prom.label.mapping\":\"unmapped\"" "$log"'
+	eval 'grep -q "\"prom.label.mapping\":\"config\"" "$log" && grep -q "\"prom.label.mapping\":\"registers\"" "$log" && ! grep -q "\"prom.label.mapping\":\"unmapped\"" "$log"'
 f=$(csvfile "$csv" 0000:7e:00.1 uncore_units-IMC-MMIO)
 check "inventory: 8 IMC boxes on socket 0's discovery table ($(last_value "$f" 2>/dev/null))" \
 	[ "$(last_value "$f" 2>/dev/null)" = "8.000000" ]

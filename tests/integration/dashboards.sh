@@ -26,7 +26,10 @@ rm -rf "$work/src" "$work/build"
 cp -r "$src/src" "$src/tsconfig.json" "$work/"
 check "tsc --noEmit" bash -c "cd '$work' && node_modules/.bin/tsc --noEmit -p tsconfig.json"
 check "tsc builds the generator" bash -c "cd '$work' && node_modules/.bin/tsc -p tsconfig.json"
-check "the generator writes the dashboards" bash -c "node '$work/build/src/generate.js' '$tmp/out' >/dev/null"
+check "the generator writes the dashboards and the recording rules" \
+	bash -c "node '$work/build/src/generate.js' '$tmp/out' '$tmp/rules' >/dev/null"
+check "dashboards/alerts/pcie.records.yml is what the code generates (byte for byte)" \
+	cmp "$tmp/rules/pcie.records.yml" "$src/alerts/pcie.records.yml"
 committed=$(cd "$src/grafana" && ls ./*.json | sort)
 generated=$(cd "$tmp/out" 2>/dev/null && ls ./*.json | sort)
 check "the same dashboard files as committed ($(echo $committed))" [ "$committed" = "$generated" ]

@@ -7,6 +7,14 @@
 # series equal `golden_stream --series-list` of its machine (instance
 # aside), the --truth faults show in the data and no other host shows
 # them, counters never go down, utilisation = bandwidth / capacity.
+# The shipped rules run in vmalert 1.79 during the run, every interval,
+# writing back to the same VictoriaMetrics (a test copy of the alerts with
+# every `for:` shortened to 10 intervals: longer than a flapping link stays
+# narrow, 5 intervals, so that it is not also a downtrained one): every rule
+# group loads and evaluates without an error, every query of the fleet
+# overview dashboard answers (tests/tools/fleet_rules.py), and near the end
+# of the run the firing alerts name exactly the faults of --truth (instance
+# and port or link) and no other alert fires.
 # FLEET_SEED picks another fleet (default 27).
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/rw_lib.sh"
@@ -49,11 +57,37 @@ for m in kunpeng930-2p spr-2s; do
 done
 
 # ---- a small fleet into VictoriaMetrics: one whole cycle (30 intervals) ----
+RULES="$top_srcdir/dashboards/alerts/pcie.rules.yml"
+RECORDS="$top_srcdir/dashboards/alerts/pcie.records.yml"
+BOARD="$top_srcdir/dashboards/grafana/pcie-fleet-overview.json"
+RULECHECK="$top_srcdir/tests/tools/fleet_rules.py"
+sed -E "s/^( *)for: .*/\1for: $((10 * interval))s/" "$RULES" >"$rw_tmp/rules.yml"
 start_vm vm
 wait_http "$vm_url/health" 30 || { not_ok "VictoriaMetrics did not start"; done_testing; exit; }
+have_vmalert=false
+if [ -x "$VMALERT" ]; then
+	start_vmalert vmalert "$vm_url" "${interval}s" "$rw_tmp/rules.yml" "$RECORDS"
+	wait_http "$vmalert_url/api/v1/rules" 30 && have_vmalert=true
+fi
+t_start=$(date +%s)
 "$PCIESCOPE" fleet --hosts "$hosts" --duration $((32 * interval)) --interval $interval \
 	--seed "$seed" --fault-rate 0.12 --url "$vm_url/api/v1/write" --truth "$rw_tmp/truth.json" \
-	2>"$rw_tmp/fleet.err"
+	2>"$rw_tmp/fleet.err" &
+fleet_pid=$!
+# The firing alerts while the hosts still send (after 28 of 32 intervals):
+# once the data stop, a flapping link frozen narrow would turn downtrained.
+: >"$rw_tmp/alerts.tap"
+if $have_vmalert; then
+	while kill -0 $fleet_pid 2>/dev/null; do
+		t_sent=$(sed -n 's/.*: t=\([0-9]*\)s hosts sending.*/\1/p' "$rw_tmp/fleet.err" | tail -1)
+		if [ "${t_sent:-0}" -ge $((28 * interval)) ]; then
+			"$PYTHON3" "$RULECHECK" alerts "$vmalert_url" "$rw_tmp/truth.json" >"$rw_tmp/alerts.tap"
+			break
+		fi
+		sleep 0.5
+	done
+fi
+wait $fleet_pid
 rc=$?
 sed 's/^/# /' "$rw_tmp/fleet.err" | grep -v "t=[0-9]*s hosts" | tail -12
 check "the fleet ran and ended by itself with 0 samples dropped (exit 0)" [ $rc -eq 0 ]
@@ -73,4 +107,28 @@ while IFS= read -r line; do
 	"#"*) echo "$line" ;;
 	esac
 done <"$rw_tmp/check.tap"
+
+# ---- the rules and the fleet overview on the fleet's data ----
+tap_lines() { # FILE: its ok / not ok lines as checks here, comments as is
+	while IFS= read -r line; do
+		case $line in
+		ok*) ok "${line#ok - }" ;;
+		"not ok"*) not_ok "${line#not ok - }" ;;
+		"#"*) echo "$line" ;;
+		esac
+	done <"$1"
+}
+if $have_vmalert; then
+	check "the firing alerts were read while the fleet was sending" [ -s "$rw_tmp/alerts.tap" ]
+	tap_lines "$rw_tmp/alerts.tap"
+	"$PYTHON3" "$RULECHECK" rules "$vmalert_url" >"$rw_tmp/rules.tap"
+	tap_lines "$rw_tmp/rules.tap"
+	"$PYTHON3" "$RULECHECK" panels "$BOARD" "$vm_url" "$t_start" "$(date +%s)" --step "$interval" >"$rw_tmp/panels.tap"
+	tap_lines "$rw_tmp/panels.tap"
+	check "the recording rules wrote back to VictoriaMetrics: one worst utilisation per Kunpeng host and direction" \
+		[ "$(qv "$vm_url" 'count(last_over_time(instance:pcie_port_utilization_ratio:max[1m]))' "$(date +%s)")" = \
+		"$("$PYTHON3" -c 'import json,sys; m=json.load(open(sys.argv[1]))["machines"]; print(2*sum(1 for v in m.values() if v.startswith("kunpeng")))' "$rw_tmp/truth.json")" ]
+else
+	ok "rules, alerts and dashboard queries on the fleet # SKIP vmalert (victoria-metrics) is not installed"
+fi
 done_testing

@@ -75,6 +75,13 @@ check plugin-kunpeng930-2p stream kunpeng930-2p -
 check plugin-kunpeng930-2p-basic stream kunpeng930-2p - Detail=basic
 check plugin-kunpeng930-misconfig stream kunpeng930-misconfig -
 check plugin-spr-2s stream spr-2s -
+check plugin-yitian710-1p-full stream yitian710-1p - Detail=full
+check plugin-yitian710-1p-6.9-full stream yitian710-1p 6.9 Detail=full
+check plugin-yitian710-1p stream yitian710-1p -
+check plugin-yitian710-1p-basic stream yitian710-1p - Detail=basic
+check plugin-turin-2p-full stream turin-2p - Detail=full AMDDFRootComplexBus=0,3,0000:60
+check plugin-turin-2p stream turin-2p - AMDDFRootComplexBus=0,3,0000:60
+check plugin-turin-2p-basic stream turin-2p - Detail=basic AMDDFRootComplexBus=0,3,0000:60
 check plugin-grace-gh200-full stream grace-gh200 - Detail=full
 check plugin-grace-gh200-6.15-full stream grace-gh200 6.15 Detail=full
 check plugin-grace-gh200 stream grace-gh200 -
@@ -98,9 +105,13 @@ check pmu-kunpeng930-2p.json cli_json pmu --json --simulate kunpeng930-2p
 check pmu-kunpeng930-2p-5.17.json cli_json pmu --json --simulate kunpeng930-2p --kernel 5.17
 check pmu-kunpeng930-misconfig.json cli_json pmu --json --simulate kunpeng930-misconfig
 check pmu-kunpeng930-2p.txt cli pmu --simulate kunpeng930-2p --count 2
+check pmu-turin-2p.json cli_json pmu --json --simulate turin-2p
+check pmu-turin-2p.txt cli pmu --simulate turin-2p --count 2
 check iio-spr-2s.json cli_json iio --json --simulate spr-2s
 check iio-spr-2s-6.15.json cli_json iio --json --simulate spr-2s --kernel 6.15
 check iio-spr-2s.txt cli iio --simulate spr-2s --count 2
+check pmu-yitian710-1p.json cli_json pmu --json --simulate yitian710-1p
+check pmu-yitian710-1p.txt cli pmu --simulate yitian710-1p --count 2
 check pmu-grace-gh200.json cli_json pmu --json --simulate grace-gh200
 check pmu-grace-gh200.txt cli pmu --simulate grace-gh200 --count 2
 

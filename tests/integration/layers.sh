@@ -44,7 +44,7 @@ mapfile -t WRITER_H < <(headers_of writer)
 mapfile -t COLLECTORS_H < <(headers_of collectors)
 mapfile -t NETDATA_H < <(headers_of netdata)
 
-PURE=(tlp ptt_entry ptt_summary pcie_cfg pcie_link aer bdf_match pci_addr uncore_table text_buf redact)
+PURE=(tlp ptt_entry ptt_summary pcie_cfg pcie_link aer bdf_match pci_addr uncore_table text_buf redact iio_stackmap)
 PURE_H=(pci_regs.h sample.h)
 for p in "${PURE[@]}"; do PURE_H+=("$p.h"); done
 SEAM_AND_USERS=()
@@ -137,6 +137,7 @@ bad=$(grep -nE '\b(hw_read_file|hw_read_file_v|hw_list_dir|hw_write_file|hw_path
 if [ -z "$bad" ]; then ok "collectors/redact.c does no I/O"; else not_ok "collectors/redact.c does no I/O"; echo "$bad" | sed 's/^/# /'; fi
 
 # The rules themselves can fail: a planted violation is caught.
+
 tmpd=$(mktemp -d)
 trap 'rm -rf "$tmpd"' EXIT
 printf '#include "sim.h"\n' >"$tmpd/planted.c"
@@ -145,6 +146,15 @@ case "$out" in
 *"not ok"*) ok "a planted violation (collectors file including sim.h) is caught" ;;
 *) not_ok "a planted violation was not caught" ;;
 esac
+
+# A test's check runs one command: `check "..." [ a ] && [ b ]` checks only
+# a, and b's failure is lost. Two conditions go through eval '...'.
+lost_condition() { grep -nE "^[[:space:]]*check .*\] && \[" "$@" | grep -v "eval '"; }
+bad=$(lost_condition tests/integration/*.sh)
+if [ -z "$bad" ]; then ok "no integration test's check drops its second condition"; else not_ok "no integration test's check drops its second condition"; echo "$bad" | sed 's/^/# /'; fi
+printf 'check "planted" [ 1 -eq 1 ] && [ 1 -eq 2 ]\n' >"$tmpd/planted.sh"
+[ -n "$(lost_condition "$tmpd/planted.sh")" ] && ok "the dropped-condition check finds a planted one" ||
+	not_ok "the dropped-condition check finds a planted one"
 
 echo "1..$n"
 [ "$fail" -eq 0 ]

@@ -12,6 +12,9 @@
 #   alert-scenarios  the link saturation alarm (its window shortened in a
 #                    test copy) is raised on the saturated port alone, not
 #                    on an 8 s burst nor on a flapping link;
+#   yitian710-1p     the same saturation alarm on a DesignWare Root Port
+#                    (dwc_rootport PMU, rx and tx taking turns on one
+#                    counter): raised on the saturated E810 port's rx alone;
 #   spr-2s           IIO bandwidth per stack within 1 % of the truth;
 #   a bad option     one clear line in error.log, DISABLE, never restarted.
 # Netdata is stopped at the end, failure or not.
@@ -307,6 +310,25 @@ check "saturated: all six saturation alarms (3 ports x rx, tx) evaluated" wait_f
 raised=$(alarms | awk '$1 ~ /^pcie_link_saturation_/ && ($3 == "WARNING" || $3 == "CRITICAL") { print $1, $2 }')
 check "saturated: raised on the saturated port's rx alone, not the 8 s burst nor the flapping link (${raised:-none})" \
 	[ "$raised" = "pcie_link_saturation_rx pcie.port_utilization_0000_00_00_0" ]
+stop_netdata
+
+# ---- 2c. the saturation alarm on a DesignWare Root Port --------------------
+# yitian710-1p: the E810 in an x8 slot (0001:30:05.0) receives more than its
+# link carries all the time (rx effective about 0.98); its other ports are
+# at 60 % or less. The same 20 s test copy of the alarms; the PMU counts rx
+# and tx in turns, so each value is a half-interval's rate.
+health_src=$tmp/pcie-short.conf start_netdata yitian 'Simulate "yitian710-1p"' \
+	"MachineDirectory \"$MACHINES\"" 'CollectAER false'
+check "yitian: the DesignWare PMU's utilisation chart appears" \
+	wait_for 30 has_chart pcie.port_utilization_0001_30_05_0
+check "yitian: the E810 port's inbound alarm (0001:30:05.0 rx) is raised" \
+	wait_for 90 raised_alarm pcie_link_saturation_rx port_utilization_0001_30_05_0 '(WARNING|CRITICAL)'
+evaluated_yt() { [ "$(alarms all | grep -c '^pcie_link_saturation_[rt]x .* \(CLEAR\|WARNING\|CRITICAL\)$')" -eq 12 ]; }
+check "yitian: all twelve saturation alarms (6 ports with a link x rx, tx) evaluated" \
+	wait_for 40 evaluated_yt
+raised=$(alarms | awk '$1 ~ /^pcie_link_saturation_/ && ($3 == "WARNING" || $3 == "CRITICAL") { print $1, $2 }')
+check "yitian: raised on the E810 port's rx alone (${raised:-none})" \
+	[ "$raised" = "pcie_link_saturation_rx pcie.port_utilization_0001_30_05_0" ]
 stop_netdata
 
 # ---- 3. Intel: IIO bandwidth per stack ---------------------------------------

@@ -35,7 +35,7 @@ check "histogram_quantile(0.5) = $hq s agrees with the plugin's p50 $p50 s withi
 	awk -v a="${hq:-0}" -v b="${p50:-0}" 'BEGIN { exit !(a > 0 && b > 0 && a <= 2 * b && b <= 2 * a) }'
 c=$(qv "$prom_url" 'pcie_ptt_completion_latency_seconds_count{pmu="hisi_ptt0_0",completion="last"}' "$t")
 inf=$(qv "$prom_url" 'pcie_ptt_completion_latency_seconds_bucket{pmu="hisi_ptt0_0",completion="last",le="+Inf"}' "$t")
-check "_count ($c) = the +Inf bucket ($inf)" [ -n "$c" ] && [ "$c" = "$inf" ]
+check "_count ($c) = the +Inf bucket ($inf)" eval '[ -n "$c" ] && [ "$c" = "$inf" ]'
 v=$(qv "$prom_url" 'sum(pcie_ptt_tlps_total{pmu="hisi_ptt0_0"})' "$t")
 check "PTT TLP counters arrive ($v TLPs)" awk -v v="${v:-0}" 'BEGIN { exit !(v > 0) }'
 v=$(qv "$prom_url" 'pcie_simulation_info{machine="kunpeng930-2p"}' "$t")
@@ -48,7 +48,7 @@ series "$prom_url" '{__name__=~"pcie_.+"}' "$t0" "$((t + 1))" |
 "$top_builddir/tests/tools/golden_stream" --series-list "$top_srcdir/sim/machines/kunpeng930-2p.json" - 40 \
 	TraceDuration=0.2 TracePeriod=2 MaxConcurrentTraces=2 | sort -u >"$rw_tmp/engine.series"
 n=$(wc -l <"$rw_tmp/prom.series")
-check "Prometheus stores $n pcie_* series: at most 1500 (the default Detail)" [ "$n" -gt 500 ] && [ "$n" -le 1500 ]
+check "Prometheus stores $n pcie_* series: at most 1500 (the default Detail)" eval '[ "$n" -gt 500 ] && [ "$n" -le 1500 ]'
 extra=$(comm -23 <(series_shape "$rw_tmp/prom.series") <(series_shape "$rw_tmp/engine.series") | head -5)
 check "every stored series is one the engine emits (budget counted as stored; a PTT window's top requesters: any function)" [ -z "$extra" ]
 [ -n "$extra" ] && echo "$extra" | sed 's/^/# not emitted by the engine: /'

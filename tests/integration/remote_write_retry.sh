@@ -4,7 +4,7 @@
 # 503/429 on demand): 503 with Retry-After 2, 429 with Retry-After 1 (with
 # Retry429 on), 500, then 204. The same request body is sent each time, the
 # waits honour Retry-After and then the capped backoff, and nothing is lost
-# or sent twice after the 204. A second endpoint without Retry429 gets 429
+# or sent twice after the 204. A second endpoint with Retry429 false gets 429
 # for ever: its requests are dropped and counted, never resent. A receiver
 # that answers 503 with Retry-After 100000 pauses its endpoint RetryAfterMax
 # (2 s) only: logged once, counted in remote_write_retry_after_pauses_total;
@@ -23,7 +23,7 @@ check "the scripted receiver is up" bash -c "for i in \$(seq 1 50); do curl -s -
 collectd_conf "$rw_tmp/c.conf" "$rw_tmp/c.log" "StaleOnShutdown false" "SelfMetrics false" \
 	'<Endpoint "retry">' "URL \"http://127.0.0.1:$port/retry\"" 'Retry429 true' 'MinBackoff 0.1' \
 	'MaxBackoff 0.5' 'BatchDeadline 0.5' '</Endpoint>' \
-	'<Endpoint "noretry">' "URL \"http://127.0.0.1:$port/noretry\"" 'BatchDeadline 0.5' '</Endpoint>'
+	'<Endpoint "noretry">' "URL \"http://127.0.0.1:$port/noretry\"" 'Retry429 false' 'BatchDeadline 0.5' '</Endpoint>'
 start_collectd "$rw_tmp/c.conf"
 sleep 8
 stop_collectd

@@ -84,6 +84,28 @@ start_vm() {
 	printf -v "${name}_url" %s "http://127.0.0.1:$port"
 }
 
+# start_vmalert NAME URL INTERVAL RULE_FILE... : vmalert 1.79 evaluating the
+# rule files every INTERVAL against the VictoriaMetrics at URL and writing
+# the results (records, ALERTS) back to it; sets ${NAME}_port ${NAME}_pid
+# ${NAME}_url (its own HTTP API: /api/v1/alerts, /api/v1/groups, /metrics).
+VMALERT=${VMALERT:-$(command -v vmalert)}
+start_vmalert() {
+	local name=$1 ds=$2 every=$3 port dir f args=()
+	shift 3
+	for f in "$@"; do args+=(-rule="$f"); done
+	port=$(free_port)
+	dir="$rw_tmp/$name"
+	mkdir -p "$dir"
+	"$VMALERT" -httpListenAddr="127.0.0.1:$port" -datasource.url="$ds" -remoteWrite.url="$ds" \
+		-remoteWrite.flushInterval=1s -evaluationInterval="$every" -notifier.url=http://127.0.0.1:1 \
+		"${args[@]}" >>"$dir/log" 2>&1 &
+	local pid=$!
+	rw_pids+=("$pid")
+	printf -v "${name}_port" %s "$port"
+	printf -v "${name}_pid" %s "$pid"
+	printf -v "${name}_url" %s "http://127.0.0.1:$port"
+}
+
 # collectd_conf FILE LOG [lines...]: collectd with logfile, the test source
 # and remote_write; the arguments are the body of <Plugin remote_write>.
 collectd_conf() {

@@ -68,7 +68,14 @@ check "iio --iio-stack-bus: socket 0 stack 2 part 0 is Root Port 0000:15:01.0" \
 	[ "$(json "$tmp/iio.json" '[s["labels"].get("port") for s in d if s["metric"] == "pcie_port_bandwidth_bytes_per_second" and s["labels"]["socket"] == "0" and s["labels"]["stack"] == "2" and s["labels"]["part"] == "0"]')" = "['0000:15:01.0']" ]
 "$PCIESCOPE" iio --simulate spr-2s --count 1 --interval 0.2 >"$tmp/iio.txt" 2>/dev/null
 check "iio text: stacks per socket with their mapping" \
-	eval 'grep -q "^socket 1:" "$tmp/iio.txt" && grep -q "uncore_iio_free_running_4: root bus unknown (unmapped)" "$tmp/iio.txt"'
+	eval 'grep -q "^socket 1:" "$tmp/iio.txt" && grep -q "uncore_iio_free_running_4: root bus 0000:a8 (registers)" "$tmp/iio.txt"'
+# As shipped (no --iio-stack-bus) every stack is mapped from the uncore's CPU
+# bus registers: each busy part names its Root Port and its link utilisation.
+check "iio text: out of the box, socket 1 stack 2 part 0 is Root Port 0000:97:01.0 with utilisation" \
+	grep -Eq "part 0 0000:97:01\.0 +in +[0-9.]+ GB/s +util +[0-9.]+%" "$tmp/iio.txt"
+check "iio text: no stack left unmapped" eval '! grep -q "(unmapped)" "$tmp/iio.txt"'
+check "iio --iio-stack-bus: the configuration wins over the registers" \
+	[ "$(json "$tmp/iio.json" '[s["labels"]["mapping"] for s in d if s["metric"] == "pcie_iio_stack_info" and s["labels"]["socket"] == "0" and s["labels"]["stack"] == "2"]')" = "['config']" ]
 "$PCIESCOPE" iio --simulate spr-2s --iio-stack-bus nonsense 2>"$tmp/err"
 rc=$?
 check "iio: a bad --iio-stack-bus is refused with an example (rc $rc)" \

@@ -25,9 +25,10 @@ import urllib.error
 import urllib.parse
 import urllib.request
 
-KP2, KPM, SPR = "kunpeng930-2p", "kunpeng930-misconfig", "spr-2s"
+KP2, KPM, SPR, TURIN = "kunpeng930-2p", "kunpeng930-misconfig", "spr-2s", "turin-2p"
+YIT = "yitian710-1p"  # Synopsys DWC PMUs (dwc_rootport_*)
 GRACE = "grace-gh200"
-ALL = {KP2, KPM, SPR, GRACE}
+ALL = {KP2, KPM, SPR, YIT, TURIN, GRACE}
 KUNPENG = {KP2, KPM}
 PORT_PMUS = KUNPENG | {GRACE}  # per Root Port PMUs with coverage and latency
 
@@ -36,23 +37,26 @@ PORT_PMUS = KUNPENG | {GRACE}  # per Root Port PMUs with coverage and latency
 # return data for that host alone; on any other host it must return none.
 APPLIES = {
     "pciescope-fleet": (ALL, {
-        "Downtrained links": {KPM, GRACE},  # the table; the stat (a count) is ALL
+        "Downtrained links": {KPM, YIT, TURIN, GRACE},  # the table; the stat (a count) is ALL
         "Critical MPS/MRRS findings": {KPM},
         "PTT completion latency p99 (top 10)": KUNPENG,
-        "Lowest PMU coverage (bottom 10)": PORT_PMUS,
+        "Lowest PMU coverage (bottom 10)": PORT_PMUS | {YIT, TURIN},
         "Failing PTT windows (top 10)": KUNPENG,
     }),
     "pciescope-host": (ALL, {
         "Latency per class": PORT_PMUS,
         "TLP length mix (DMA writes)": KUNPENG,
         "Busiest endpoints": KUNPENG,
-        "Audit findings": {KPM, GRACE},
+        "Audit findings": {KPM, TURIN, GRACE},
     }),
     "pciescope-ptt": (KUNPENG, {}),
     "pciescope-intel-iio": ({SPR}, {}),
     "pciescope-collector": (ALL, {
-        "PMU coverage": PORT_PMUS,
-        "PMU measurements planned and counting": PORT_PMUS,
+        # The rotating plans: Kunpeng's hisi_pcie, Grace's ports in turn,
+        # Turin's amd_df; the DesignWare PMUs alternate rx and tx
+        # (coverage, no plan).
+        "PMU coverage": PORT_PMUS | {YIT, TURIN},
+        "PMU measurements planned and counting": PORT_PMUS | {TURIN},
         "PTT window results": KUNPENG,
     }),
 }
@@ -259,6 +263,8 @@ def live(d, prom, vm, t, hosts, mdir):
             want = VAR_DASH_APPLIES.get((b["uid"], v["name"]), VAR_APPLIES.get(v["name"], default if v["name"] != "instance" else ALL))
             if v["name"] in ("pmu", "port") and b["uid"] == "pciescope-host":
                 want = ALL
+            if v["name"] == "port" and b["uid"] == "pciescope-host":
+                want = ALL - {TURIN}  # root complexes (root_complex), no Root Port
             for mach, h in sorted(host_of.items()):
                 try:
                     vals = label_values(prom, m.group(2), subst(m.group(1), rx(h)), t)
@@ -332,11 +338,16 @@ def fleet_run(boards, prom, vm, t, hosts, host_of, allre, mdir):
     got = sorted((val for _, val in fleet_q(prom, "Top 10 saturated ports")), reverse=True)
     report(got == top, "fleet: top 10 saturated ports = the 10 largest of %d port directions (%s)" % (
         len(best), ", ".join("%.3f" % x for x in got[:3])))
-    perhost = {}
-    for (h, _, _, _), val in best.items():
-        perhost[h] = max(perhost.get(h, -1), val)
+    # The per-host panel reads a recording rule: compare each host's value
+    # with the raw maximum at the instant the rule was evaluated.
     got = {m["instance"]: val for m, val in fleet_q(prom, "Worst link utilisation per host (top 10)")}
-    report(got == perhost, "fleet: worst utilisation per host = the raw maxima (%s)" % (
+    perhost = {}
+    for m, ts in query(prom, "max by (instance) (timestamp(instance:pcie_port_utilization_ratio:max))", t):
+        r = query(prom, 'max by (instance) (pcie_port_utilization_ratio{capacity="effective",instance="%s"})'
+                  % m["instance"], ts)
+        if r:
+            perhost[m["instance"]] = r[0][1]
+    report(got == perhost and len(got) > 0, "fleet: worst utilisation per host = the raw maxima at the rule's evaluation (%s)" % (
         ", ".join("%s %.3f" % kv for kv in sorted(got.items()))))
 
     # ---- the same fleet queries on VictoriaMetrics ----
@@ -351,7 +362,10 @@ def fleet_run(boards, prom, vm, t, hosts, host_of, allre, mdir):
             ka = sorted(json.dumps({k: v for k, v in m.items() if k != "__name__"}, sort_keys=True) for m, _ in a)
             kb = sorted(json.dumps({k: v for k, v in m.items() if k != "__name__"}, sort_keys=True) for m, _ in bb)
             uses_rate = "rate(" in e or "increase(" in e
-            if uses_rate:
+            # A recording rule is evaluated by each engine at its own
+            # instants (Prometheus; vmalert for VictoriaMetrics).
+            uses_record = re.search(r"\binstance(_bdf)?:pcie_", e) is not None
+            if uses_rate or uses_record:
                 # VictoriaMetrics does not extrapolate rate(): the same
                 # series must answer, the values may differ.
                 same = (len(a) > 0) == (len(bb) > 0)

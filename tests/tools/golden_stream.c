@@ -59,8 +59,8 @@ static void print_sample(const struct pcie_sample *s)
 
         memcpy(labels, s->labels, n * sizeof(labels[0]));
         qsort(labels, n, sizeof(labels[0]), label_cmp);
-        printf("%u pcie/%s/%s/%s %s %s {", step, s->instance, s->type, s->type_instance, s->metric,
-               pcie_metric_kind_name(s->kind));
+        printf("%u pcie/%s/%s/%s %s %s {", step, s->instance, s->family->collectd_type,
+               s->type_instance, s->metric, pcie_metric_kind_name(s->kind));
         for (size_t i = 0; i < n; i++)
                 printf("%s%s=\"%s\"", i ? "," : "", labels[i].name, labels[i].value);
         printf("} ");

@@ -13,6 +13,8 @@
  *              [--duration S] [--drain S] [--spool-root DIR]
  *              [--batch-deadline S] [--max-backoff S] [--replay-share X]
  *              [--legacy] [--spread-collect] [--seed K] [--name-prefix P]
+ *              [--header "Name: value"]... [--bearer-token-file F]
+ *              [--retry429 0|1]
  *
  * All hosts produce at the same instant (the worst case: reads aligned to
  * the wall clock) unless --spread-collect. --legacy is the sender before
@@ -21,7 +23,7 @@
  * stdout: one line a second,
  *   t <unix s> pushed <n> sent <n> dropped <n> retried <n> requests <n> failed <n> backlog <n>
  * (totals over the hosts; backlog = pushed - sent - dropped), then one JSON
- * object with the totals.
+ * object with the totals (dropped also by reason, "dropped_<reason>").
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -153,9 +155,15 @@ int main(int argc, char **argv)
             {"spread-collect", no_argument, NULL, 'S'},
             {"seed", required_argument, NULL, 'k'},
             {"name-prefix", required_argument, NULL, 'p'},
+            {"header", required_argument, NULL, 'H'},
+            {"bearer-token-file", required_argument, NULL, 'T'},
+            {"retry429", required_argument, NULL, 'Q'},
             {NULL, 0, NULL, 0},
         };
-        const char *url = NULL, *spool_root = NULL, *prefix = "host-";
+        const char *url = NULL, *spool_root = NULL, *prefix = "host-", *token = NULL;
+        const char *headers[8];
+        size_t nheaders = 0;
+        int retry429 = -1;
         int nhosts = 10, nseries = 10, c;
         double interval = 10, duration = 60, drain = 60, bd = 5, max_backoff = 5, share = -1;
         bool legacy = false, spread = false;
@@ -209,6 +217,19 @@ int main(int argc, char **argv)
                 case 'p':
                         prefix = optarg;
                         break;
+                case 'H':
+                        if (nheaders == sizeof(headers) / sizeof(headers[0])) {
+                                fprintf(stderr, "rw_senders: at most 8 --header\n");
+                                return 2;
+                        }
+                        headers[nheaders++] = optarg;
+                        break;
+                case 'T':
+                        token = optarg;
+                        break;
+                case 'Q':
+                        retry429 = atoi(optarg) != 0;
+                        break;
                 default:
                         fprintf(stderr, "usage: see the header of tests/tools/rw_senders.c\n");
                         return 2;
@@ -240,6 +261,16 @@ int main(int argc, char **argv)
                 cfg.queue_capacity = (size_t)nseries * 64 > 2000 ? (size_t)nseries * 64 : 2000;
                 cfg.metadata = false;
                 cfg.spool_fsync = false;
+                if (nheaders) {
+                        cfg.headers = calloc(nheaders, sizeof(char *));
+                        for (size_t k = 0; k < nheaders; k++)
+                                cfg.headers[k] = strdup(headers[k]);
+                        cfg.n_headers = nheaders;
+                }
+                if (token)
+                        cfg.bearer_token_file = strdup(token);
+                if (retry429 >= 0)
+                        cfg.retry429 = retry429;
                 if (share >= 0)
                         cfg.replay_share = share;
                 if (legacy) {
@@ -346,9 +377,12 @@ int main(int argc, char **argv)
                            (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6);
                 printf("\"hosts\": %d, \"series\": %d, \"ticks\": %" PRIu64 ", \"pushed\": %" PRIu64
                        ", \"sent\": %" PRIu64 ", \"dropped\": %" PRIu64 ", \"retried\": %" PRIu64
-                       ", \"requests\": %" PRIu64 ", \"failed\": %" PRIu64 "}\n",
+                       ", \"requests\": %" PRIu64 ", \"failed\": %" PRIu64,
                        nhosts, nseries, tick, pushed, s.samples_sent, dropped(&s),
                        s.samples_retried, s.requests, s.requests_failed);
+                for (int r = 0; r < RW_DROP_NREASONS; r++)
+                        printf(", \"dropped_%s\": %" PRIu64, rw_drop_reason_name(r), s.dropped[r]);
+                printf("}\n");
                 fflush(stdout);
         }
         for (int i = 0; i < nhosts; i++)

@@ -113,6 +113,34 @@ static void socket(size_t i, const struct sim_socket *s)
                 for (size_t k = 0; k < t->port_count && k < 8; k++)
                         printf(" %zu", t->ports[k]);
                 printf("\n");
+                if (s->msm_function != SIM_NONE)
+                        printf("socket[%zu].stack[%zu] cpubus=%u sad=%zu\n", i, j, s->cpubus[j],
+                               s->sad_function[j]);
+        }
+        if (s->msm_function != SIM_NONE)
+                printf("socket[%zu] msm=%zu pcu=%zu\n", i, s->msm_function, s->pcu_function);
+}
+
+static void amd(const struct sim_amd *a)
+{
+        printf("amd family=%02x model=%02x df_counters=%u narrow_umask=%d sockets=%zu\n",
+               a->cpu_family, a->cpu_model, a->df_counters, a->narrow_umask, a->socket_count);
+        for (size_t i = 0; i < a->socket_count && i < SIM_MAX_SOCKETS; i++) {
+                const struct sim_amd_socket *s = &a->sockets[i];
+
+                printf("amd.socket[%zu] id=%u numa=%d cpus=%u+%u rcs=%zu\n", i, s->id, s->numa_node,
+                       s->first_cpu, s->cpu_count, s->rc_count);
+                for (size_t j = 0; j < s->rc_count && j < SIM_AMD_ROOT_COMPLEXES; j++) {
+                        const struct sim_amd_rc *rc = &s->rcs[j];
+
+                        printf("amd.socket[%zu].rc[%zu] index=%u bus=%04x:%02x remote=%.17g "
+                               "ports=%zu:",
+                               i, j, rc->index, rc->domain, rc->bus, rc->remote_share,
+                               rc->port_count);
+                        for (size_t k = 0; k < rc->port_count && k < 16; k++)
+                                printf(" %zu", rc->ports[k]);
+                        printf("\n");
+                }
         }
 }
 
@@ -138,8 +166,23 @@ static void dump(const struct sim_machine *m)
             m->intel.present, m->intel.cpu_model, m->intel.iio_in_bytes_per_count,
             m->intel.iio_out_bytes_per_count, m->intel.ioclk_hz, m->intel.die_files,
             m->intel.socket_count);
+        if (m->intel.stack_registers)
+                printf("intel stack_registers chop=%u\n", m->intel.chop);
         for (size_t i = 0; i < m->intel.socket_count && i < SIM_MAX_SOCKETS; i++)
                 socket(i, &m->intel.sockets[i]);
+        /* Only machines with DesignWare root complexes (the older goldens
+         * stay as they were). */
+        if (m->dwc.rc_count)
+                printf("root_complexes=%zu ports=%zu\n", m->dwc.rc_count, m->dwc.port_count);
+        for (size_t i = 0; i < m->dwc.rc_count && i < SIM_MAX_DWC_RCS; i++)
+                printf("root_complex[%zu] id=%u numa=%d cpu=%d\n", i, m->dwc.rcs[i].id,
+                       m->dwc.rcs[i].numa_node, m->dwc.rcs[i].cpu);
+        for (size_t i = 0; i < m->dwc.port_count && i < SIM_MAX_DWC_PORTS; i++)
+                printf("dwc_port[%zu] dev=%zu rc=%zu pmu=%d\n", i, m->dwc.ports[i],
+                       m->dwc.port_rc[i], sim_dwc_has_pmu(m, i));
+        /* Only on AMD machines, so the others read as they always did. */
+        if (m->amd.present)
+                amd(&m->amd);
         /* Only where there is one: the other machines' dumps stay as recorded. */
         if (m->nvidia.present) {
                 printf("nvidia identifier=0x%x cycles_hz=%.17g counters=%u sockets=%zu\n",

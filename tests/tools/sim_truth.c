@@ -12,7 +12,9 @@
  * and on Intel machines, per IIO stack part with a Root Port:
  *   -> "iio <socket id> <box id> <part> <port BDF> <inbound bytes/s> <constant>"
  * where constant is 1 when the part's rate is the same a while later (no
- * phases), so a test may compare it with any interval's value.
+ * phases), so a test may compare it with any interval's value; and on AMD
+ * machines, per IO root complex (local and remote memory together):
+ *   -> "df <socket id> <root complex index> <DMA read bytes/s> <DMA write bytes/s>"
  */
 #include <stdbool.h>
 #include <stdio.h>
@@ -23,6 +25,7 @@
 
 #include "sim.h"
 #include "sim_intel_iio.h"
+#include "sim_amd_df.h"
 
 /* One Root Port's lines: per TLP class, bytes/s and latency, or payload
  * carried and asked. */
@@ -70,8 +73,11 @@ int main(int argc, char **argv)
         for (size_t c = 0; c < m->core_count; c++)
                 for (size_t p = 0; p < m->cores[c].port_count; p++)
                         print_port(sim, m->cores[c].ports[p], t0, t1, payload);
-        /* NVIDIA Grace: the same per Root Port truth (the model's traffic
-         * does not depend on which PMU counts it). */
+        /* The DesignWare root complexes' and NVIDIA Grace's Root Ports: the
+         * same truth (what the devices below moved does not depend on which
+         * PMU counts it). */
+        for (size_t p = 0; p < m->dwc.port_count; p++)
+                print_port(sim, m->dwc.ports[p], t0, t1, payload);
         for (size_t si = 0; si < m->nvidia.socket_count; si++)
                 for (size_t p = 0; p < m->nvidia.sockets[si].port_count; p++)
                         print_port(sim, m->nvidia.sockets[si].ports[p], t0, t1, payload);
@@ -94,6 +100,17 @@ int main(int argc, char **argv)
                                 printf("iio %u %u %u %s %.6f %d\n", so->id, st->box_id, part, bdf,
                                        in / (t1 - t0), fabs(in - in2) <= 1e-9 * (in + 1));
                         }
+                }
+        }
+        for (size_t si = 0; si < m->amd.socket_count; si++) {
+                for (size_t k = 0; k < m->amd.sockets[si].rc_count; k++) {
+                        unsigned int rc = m->amd.sockets[si].rcs[k].index;
+                        double rd, wr, rd2, wr2;
+
+                        sim_truth_df(sim_df(sim), si, rc, false, t0, t1, &rd, &wr);
+                        sim_truth_df(sim_df(sim), si, rc, true, t0, t1, &rd2, &wr2);
+                        printf("df %u %u %.6f %.6f\n", m->amd.sockets[si].id, rc,
+                               (rd + rd2) / (t1 - t0), (wr + wr2) / (t1 - t0));
                 }
         }
         sim_close(sim);

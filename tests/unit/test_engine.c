@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "engine.h"
+#include "engine_source.h"
 #include "support.h"
 
 #ifndef TOP_SRCDIR
@@ -350,6 +351,47 @@ static void test_dump_has_no_counters(void **state)
         engine_config_clear(&cfg);
 }
 
+/* ---- problems that last ---- */
+
+struct complaint_log {
+        int warnings, infos;
+        char last[256];
+};
+
+static void count_log(void *ctx, enum hw_log_level level, const char *msg)
+{
+        struct complaint_log *l = ctx;
+
+        if (level == HW_LOG_WARNING)
+                l->warnings++;
+        else if (level == HW_LOG_INFO)
+                l->infos++;
+        snprintf(l->last, sizeof(l->last), "%s", msg);
+}
+
+/* A lasting problem is logged when it starts and when it clears, never
+ * once per interval; a second spell is logged again. */
+static void test_complaint_logged_once_until_cleared(void **state)
+{
+        struct complaint_log seen = {0};
+        struct hw_env env = {.log = count_log, .log_ctx = &seen};
+        struct engine_complaint c = {0};
+
+        (void)state;
+        engine_complaint_clear(&env, &c, "nothing to clear");
+        assert_int_equal(seen.infos, 0);
+        for (int i = 0; i < 5; i++)
+                engine_complain(&env, &c, "core %d: reading counters: %s", 3, "No such device");
+        assert_int_equal(seen.warnings, 1);
+        assert_string_equal(seen.last, "core 3: reading counters: No such device");
+        engine_complaint_clear(&env, &c, "core %d: reading counters again", 3);
+        engine_complaint_clear(&env, &c, "core %d: reading counters again", 3);
+        assert_int_equal(seen.infos, 1);
+        assert_string_equal(seen.last, "core 3: reading counters again");
+        engine_complain(&env, &c, "core %d: reading counters: %s", 3, "Input/output error");
+        assert_int_equal(seen.warnings, 2);
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
@@ -360,6 +402,7 @@ int main(void)
             cmocka_unit_test(test_manual_steps),
             cmocka_unit_test(test_threads_stop_within_a_second),
             cmocka_unit_test(test_dump_has_no_counters),
+            cmocka_unit_test(test_complaint_logged_once_until_cleared),
         };
 
         return cmocka_run_group_tests(tests, NULL, NULL);

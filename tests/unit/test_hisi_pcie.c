@@ -449,10 +449,11 @@ static void assert_unique(const struct sample_set *set)
                         const struct pcie_sample *b = &set->samples[j];
                         bool same_labels = a->label_count == b->label_count;
 
-                        if (!strcmp(a->type, b->type) && !strcmp(a->instance, b->instance) &&
+                        if (!strcmp(a->family->collectd_type, b->family->collectd_type) &&
+                            !strcmp(a->instance, b->instance) &&
                             !strcmp(a->type_instance, b->type_instance))
-                                fail_msg("collectd identity twice: %s/%s/%s", a->instance, a->type,
-                                         a->type_instance);
+                                fail_msg("collectd identity twice: %s/%s/%s", a->instance,
+                                         a->family->collectd_type, a->type_instance);
                         for (size_t l = 0; same_labels && l < a->label_count; l++)
                                 same_labels = !strcmp(a->labels[l].name, b->labels[l].name) &&
                                               !strcmp(a->labels[l].value, b->labels[l].value);

@@ -17,12 +17,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
 #include <unistd.h>
 
 #include <cmocka.h>
 
 #include "hw_env.h"
+#include "iio_stackmap.h"
 #include "intel_iio.h"
+#include "pci_source.h"
 #include "pcie_topo.h"
 #include "sample.h"
 #include "sim.h"
@@ -39,8 +42,27 @@ struct world {
         char tmp_machine[256];
 };
 
-/* spr-2s, or a copy with die<N> files switched on. */
-static void world_open(struct world *w, const char *kernel, bool die_files)
+/* Replaces @from with @to (the same length) in @text, or fails. */
+static void switch_text(char *text, const char *from, const char *to)
+{
+        char *at = strstr(text, from);
+
+        assert_int_equal(strlen(from), strlen(to));
+        if (!at)
+                fail_msg("spr-2s.json has no %s to switch", from);
+        memcpy(at, to, strlen(to));
+}
+
+/* What world_open changes in spr-2s as shipped. */
+enum variant {
+        AS_SHIPPED,
+        DIE_FILES,    /* the kernel writes die<N> files too */
+        NO_REGISTERS, /* no CPU bus register functions: nothing maps stacks */
+};
+
+/* spr-2s, or a copy with die<N> files switched on or the CPU bus
+ * registers switched off. */
+static void world_open(struct world *w, const char *kernel, enum variant variant)
 {
         struct sim_opts so = {.machine_dir = MACHINES, .kernel = kernel, .clock = fake_clock};
         struct pcie_topo_opts to = {0};
@@ -50,11 +72,10 @@ static void world_open(struct world *w, const char *kernel, bool die_files)
         memset(w, 0, sizeof(*w));
         log_text[0] = '\0';
         fake_now = 0;
-        if (die_files) {
+        if (variant != AS_SHIPPED) {
                 FILE *in = fopen(MACHINES "/spr-2s.json", "r");
                 static char text[1 << 17];
                 size_t n;
-                char *at;
                 FILE *out;
                 int fd;
 
@@ -62,11 +83,11 @@ static void world_open(struct world *w, const char *kernel, bool die_files)
                 n = fread(text, 1, sizeof(text) - 1, in);
                 fclose(in);
                 text[n] = '\0';
-                at = strstr(text, "\"die_files\": false");
-                if (!at)
-                        fail_msg("spr-2s.json has no \"die_files\": false to switch");
-                memcpy(at, "\"die_files\":  true", 18);
-                snprintf(w->tmp_machine, sizeof(w->tmp_machine), "/tmp/spr-die-XXXXXX.json");
+                if (variant == DIE_FILES)
+                        switch_text(text, "\"die_files\": false", "\"die_files\":  true");
+                else
+                        switch_text(text, "\"stack_registers\": true", "\"stack_registers\":false");
+                snprintf(w->tmp_machine, sizeof(w->tmp_machine), "/tmp/spr-var-XXXXXX.json");
                 fd = mkstemps(w->tmp_machine, 5);
                 assert_true(fd >= 0);
                 out = fdopen(fd, "w");
@@ -190,6 +211,9 @@ static size_t count_metric(const struct sample_set *set, const char *metric, con
         return n;
 }
 
+static void check_ports(struct world *w, const struct sample_set *set, size_t socket_index,
+                        size_t stack_index);
+
 static void test_truth_615(void **state)
 {
         struct intel_iio_opts opts;
@@ -199,7 +223,7 @@ static void test_truth_615(void **state)
         size_t stacks = 0;
 
         (void)state;
-        world_open(&w, "6.15", false);
+        world_open(&w, "6.15", AS_SHIPPED);
         m = sim_machine(w.sim);
         intel_iio_opts_default(&opts);
         assert_int_equal(intel_iio_discover(&w.env, w.topo, &opts, &w.iio), 0);
@@ -208,9 +232,10 @@ static void test_truth_615(void **state)
         for (size_t i = 0; i < m->intel.socket_count; i++)
                 stacks += m->intel.sockets[i].stack_count;
         assert_int_equal(intel_iio_stack_count(w.iio), stacks);
-        /* SPR kernels publish no die<N> files: nothing mapped, and said. */
-        assert_int_equal(intel_iio_mapped_count(w.iio), 0);
-        assert_non_null(strstr(log_text, "IIOStackBus"));
+        /* SPR kernels publish no die<N> files: every stack is mapped from
+         * the CPU bus registers, silently. */
+        assert_int_equal(intel_iio_mapped_count(w.iio), stacks);
+        assert_null(strstr(log_text, "IIOStackBus"));
 
         run(&w, 1.0, 3.5, &set);
         assert_true(check_truth(&w, &set, 1.0, 3.5, 1.0, "pcie_port_bandwidth_bytes_per_second",
@@ -221,8 +246,31 @@ static void test_truth_615(void **state)
         assert_int_equal(count_metric(&set, "pcie_iio_stack_info", "scale", "kernel"), stacks);
         assert_int_equal(count_metric(&set, "pcie_iio_stack_info", "bytes_per_count", "32"),
                          stacks);
+        assert_int_equal(count_metric(&set, "pcie_iio_stack_info", "mapping", "registers"), stacks);
+        for (size_t i = 0; i < m->intel.socket_count; i++)
+                for (size_t k = 0; k < m->intel.sockets[i].stack_count; k++)
+                        check_ports(&w, &set, i, k);
+        assert_true(count_metric(&set, "pcie_port_utilization_ratio", "capacity", "raw") >= 1);
+        sample_set_free(&set);
+        world_close(&w);
+
+        /* Without the register functions: nothing mapped, and said once. */
+        world_open(&w, "6.15", NO_REGISTERS);
+        assert_int_equal(intel_iio_discover(&w.env, w.topo, &opts, &w.iio), 0);
+        assert_int_equal(intel_iio_mapped_count(w.iio), 0);
+        assert_non_null(strstr(log_text, "IIOStackBus"));
+        assert_non_null(strstr(log_text, "no MSM function (PCI 8086:09a6)"));
+        run(&w, 1.0, 3.5, &set);
+        assert_true(check_truth(&w, &set, 1.0, 3.5, 1.0, "pcie_port_bandwidth_bytes_per_second",
+                                false) >= 4);
         assert_int_equal(count_metric(&set, "pcie_iio_stack_info", "mapping", "unmapped"), stacks);
         assert_int_equal(count_metric(&set, "pcie_port_utilization_ratio", NULL, NULL), 0);
+        /* Once: at discovery, not at every interval. */
+        {
+                const char *at = strstr(log_text, "no MSM function");
+
+                assert_null(strstr(at + 1, "no MSM function"));
+        }
         sample_set_free(&set);
         world_close(&w);
 }
@@ -235,7 +283,7 @@ static void test_truth_612_scales(void **state)
 
         (void)state;
         /* The pre-fix kernel says 4 bytes per count; the CPU counts 32. */
-        world_open(&w, "6.12", false);
+        world_open(&w, "6.12", AS_SHIPPED);
         intel_iio_opts_default(&opts);
         assert_int_equal(intel_iio_discover(&w.env, w.topo, &opts, &w.iio), 0);
         assert_non_null(strstr(log_text, "506f981ab40f"));
@@ -249,7 +297,7 @@ static void test_truth_612_scales(void **state)
         world_close(&w);
 
         /* IIOScaleFix false: the kernel's scale, 1/8 of the traffic. */
-        world_open(&w, "6.12", false);
+        world_open(&w, "6.12", AS_SHIPPED);
         intel_iio_opts_default(&opts);
         opts.scale_fix = false;
         opts.bw_out = false;
@@ -308,8 +356,9 @@ static void test_mapping(void **state)
         struct world w;
 
         (void)state;
-        /* From the configuration: one stack of socket 1. */
-        world_open(&w, "6.15", false);
+        /* From the configuration: one stack of socket 1, on a machine
+         * without the CPU bus registers. */
+        world_open(&w, "6.15", NO_REGISTERS);
         m = sim_machine(w.sim);
         st = &m->intel.sockets[1].stacks[0];
         intel_iio_opts_default(&opts);
@@ -334,8 +383,31 @@ static void test_mapping(void **state)
         sample_set_free(&set);
         world_close(&w);
 
+        /* The configuration wins over the registers, also where they
+         * disagree (said once); the registers map the other stacks. */
+        world_open(&w, "6.15", AS_SHIPPED);
+        m = sim_machine(w.sim);
+        assert_int_equal(intel_iio_discover(&w.env, w.topo, &opts, &w.iio), 0);
+        assert_int_equal(intel_iio_mapped_count(w.iio), intel_iio_stack_count(w.iio));
+        assert_null(strstr(log_text, "registers say"));
+        run(&w, 1, 2, &set);
+        assert_int_equal(count_metric(&set, "pcie_iio_stack_info", "mapping", "config"), 1);
+        assert_int_equal(count_metric(&set, "pcie_iio_stack_info", "mapping", "registers"),
+                         intel_iio_stack_count(w.iio) - 1);
+        sample_set_free(&set);
+        intel_iio_free(w.iio);
+        w.iio = NULL;
+        opts.maps[0].bus = m->intel.sockets[1].stacks[1].bus; /* the other stack's bus */
+        assert_int_equal(intel_iio_discover(&w.env, w.topo, &opts, &w.iio), 0);
+        assert_non_null(strstr(log_text, "the CPU bus registers say"));
+        assert_non_null(strstr(log_text, "using the configuration"));
+        run(&w, 1, 2, &set);
+        assert_int_equal(count_metric(&set, "pcie_iio_stack_info", "root_bus", "0000:a8"), 2);
+        sample_set_free(&set);
+        world_close(&w);
+
         /* From die<N> files (kernels that publish them): every stack. */
-        world_open(&w, "6.15", true);
+        world_open(&w, "6.15", DIE_FILES);
         m = sim_machine(w.sim);
         intel_iio_opts_default(&opts);
         assert_int_equal(intel_iio_discover(&w.env, w.topo, &opts, &w.iio), 0);
@@ -367,7 +439,7 @@ static void test_errors(void **state)
         (void)state;
         intel_iio_opts_default(&opts);
         /* Permission denied: one line with what to do, nothing left open. */
-        world_open(&w, "6.15", false);
+        world_open(&w, "6.15", AS_SHIPPED);
         assert_int_equal(intel_iio_discover(&w.env, w.topo, &opts, &w.iio), 0);
         denied = *w.env.perf;
         denied.open = deny_open;
@@ -379,7 +451,7 @@ static void test_errors(void **state)
         world_close(&w);
 
         /* Started and stopped: every fd closed. */
-        world_open(&w, "6.12", false);
+        world_open(&w, "6.12", AS_SHIPPED);
         assert_int_equal(intel_iio_discover(&w.env, w.topo, &opts, &w.iio), 0);
         for (size_t i = 0; i < intel_iio_socket_count(w.iio); i++)
                 assert_int_equal(intel_iio_socket_start(intel_iio_socket_at(w.iio, i), 0), 0);
@@ -446,12 +518,81 @@ static void test_parsers(void **state)
         assert_int_equal(intel_iio_parse_bus("0000:100", &domain, &bus), -EINVAL);
 }
 
+/* The registers through the seam: the simulator's, none, and real lspci
+ * dumps of other machines (which have no MSM function). */
+static void test_read_registers(void **state)
+{
+        static struct iio_stackmap map;
+        const struct sim_machine *m;
+        char why[256];
+        struct world w;
+        size_t stacks = 0, dumps = 0;
+        struct dirent *de;
+        DIR *dir;
+
+        (void)state;
+        world_open(&w, "6.15", AS_SHIPPED);
+        m = sim_machine(w.sim);
+        assert_int_equal(intel_iio_read_stackmap(&w.env, 6, 0x8f, &map, why, sizeof(why)), 0);
+        assert_int_equal(map.layout, IIO_LAYOUT_SPR_XCC);
+        for (size_t i = 0; i < m->intel.socket_count; i++) {
+                const struct sim_socket *s = &m->intel.sockets[i];
+
+                for (size_t k = 0; k < s->stack_count; k++) {
+                        const struct iio_stack_root *r =
+                            iio_stackmap_find(&map, s->id, s->stacks[k].box_id);
+
+                        assert_non_null(r);
+                        assert_int_equal(r->domain, s->stacks[k].domain);
+                        assert_int_equal(r->bus, s->stacks[k].bus);
+                        stacks++;
+                }
+        }
+        assert_int_equal(map.count, stacks);
+        /* A CPU without a table (Ice Lake: the kernel's die<N> files). */
+        assert_int_equal(intel_iio_read_stackmap(&w.env, 6, 0x6a, &map, why, sizeof(why)), -EINVAL);
+        assert_non_null(strstr(why, "model 0x6a"));
+        assert_int_equal(map.count, 0);
+        world_close(&w);
+
+        world_open(&w, "6.15", NO_REGISTERS);
+        assert_int_equal(intel_iio_read_stackmap(&w.env, 6, 0x8f, &map, why, sizeof(why)), -ENOENT);
+        assert_non_null(strstr(why, "absent"));
+        world_close(&w);
+
+        /* Every real dump: absent, a clean -ENOENT, never a crash. */
+        dir = opendir(TOP_SRCDIR "/tests/fixtures/pcidump");
+        assert_non_null(dir);
+        while ((de = readdir(dir))) {
+                char path[512];
+                struct hw_env env;
+
+                if (!strstr(de->d_name, ".lspci-"))
+                        continue;
+                snprintf(path, sizeof(path), "%s/%s", TOP_SRCDIR "/tests/fixtures/pcidump",
+                         de->d_name);
+                memset(&env, 0, sizeof(env));
+                assert_int_equal(pci_source_open_dump(path, &env.pci), 0);
+                for (unsigned int model = 0x8f; model; model = model == 0x8f ? 0xad : 0) {
+                        int err = intel_iio_read_stackmap(&env, 6, model, &map, why, sizeof(why));
+
+                        if (err != -ENOENT)
+                                fail_msg("%s: %d (%s)", de->d_name, err, why);
+                        assert_int_equal(map.count, 0);
+                }
+                pci_source_close(env.pci);
+                dumps++;
+        }
+        closedir(dir);
+        assert_true(dumps >= 10);
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
             cmocka_unit_test(test_truth_615), cmocka_unit_test(test_truth_612_scales),
             cmocka_unit_test(test_mapping),   cmocka_unit_test(test_errors),
-            cmocka_unit_test(test_parsers),
+            cmocka_unit_test(test_parsers),   cmocka_unit_test(test_read_registers),
         };
 
         return cmocka_run_group_tests(tests, NULL, NULL);

@@ -212,8 +212,35 @@ static void test_misconfig_content(void **state)
         close_machine(&a);
 }
 
-/* spr-2s: the kernel does not map IIO stacks to buses (no die files), so
- * the generator pairs them in order and says so; IIOStackBus lines win. */
+/* A copy of spr-2s without the CPU bus register functions, in @path. */
+static void spr_without_registers(char *path)
+{
+        static char text[1 << 17];
+        FILE *in = fopen(MACHINES "/spr-2s.json", "r"), *out;
+        const char *from = "\"stack_registers\": true";
+        char *at;
+        size_t n;
+        int fd;
+
+        assert_non_null(in);
+        n = fread(text, 1, sizeof(text) - 1, in);
+        fclose(in);
+        text[n] = '\0';
+        at = strstr(text, from);
+        assert_non_null(at);
+        memcpy(at, "\"stack_registers\":false", strlen(from));
+        fd = mkstemps(path, 5);
+        assert_true(fd >= 0);
+        out = fdopen(fd, "w");
+        assert_non_null(out);
+        fputs(text, out);
+        fclose(out);
+}
+
+/* spr-2s: the kernel does not map IIO stacks to buses (no die files); the
+ * CPU bus registers do, and the description has the simulator write them
+ * again. Without them the generator pairs stacks in order and says so;
+ * IIOStackBus lines win. */
 static void test_iio_stack_buses(void **state)
 {
         struct opened a;
@@ -221,12 +248,28 @@ static void test_iio_stack_buses(void **state)
         struct md_stack_bus given[] = {{.box = 2, .socket = 0, .bus = {.bus = 0x26}},
                                        {.box = 4, .socket = 0, .bus = {.bus = 0x15}},
                                        {.box = 6, .socket = 0, .bus = {.bus = 0x37}}};
+        char path[] = "/tmp/test_machine_desc-noregs-XXXXXX.json";
         struct md_facts f;
         char *json;
         int guessed = 0;
 
         (void)state;
         open_machine("spr-2s", &a);
+        json = describe(machine_facts_get(a.mf), notes);
+        assert_non_null(strstr(json, "\"stack_registers\": true"));
+        assert_non_null(strstr(json, "\"chop\": \"xcc\""));
+        assert_non_null(strstr(strstr(json, "\"box_id\": 4"), "\"bus\": \"0x26\""));
+        for (size_t i = 0; i < notes->count; i++)
+                guessed += strstr(notes->text[i], "which root bus each IIO stack owns") != NULL;
+        assert_int_equal(guessed, 0);
+        free(json);
+        close_machine(&a);
+        notes->count = 0;
+
+        spr_without_registers(path);
+        open_machine(path, &a);
+        unlink(path);
+
         f = *machine_facts_get(a.mf);
         json = describe(&f, notes);
         assert_non_null(strstr(strstr(json, "\"box_id\": 2"), "\"bus\": \"0x15\""));

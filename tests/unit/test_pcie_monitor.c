@@ -149,9 +149,10 @@ static int record(void *ctx, const struct pcie_sample *s)
         r->kind = s->kind;
         r->gauge = s->gauge;
         r->counter = s->counter;
-        /* Every sample names a collectd type from pcie_types.db. */
-        assert_non_null(s->type);
-        assert_true(strlen(s->type) > 0);
+        /* Every sample is of a family with a collectd type (pcie_types.db). */
+        assert_non_null(s->family);
+        assert_non_null(s->family->collectd_type);
+        assert_string_equal(s->family->name, s->metric);
         return 0;
 }
 

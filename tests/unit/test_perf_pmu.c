@@ -400,6 +400,7 @@ static void test_format_config3(void **state)
 struct term {
         const char *name;
         uint64_t value;
+        bool asked;
 };
 
 struct terms_row {
@@ -458,7 +459,11 @@ static const struct terms_row terms_rows[] = {
     {"=1", -EINVAL},
     {"1event=1", -EINVAL},
     {"ev-ent=1", -EINVAL},
-    {"event=?", -EINVAL},
+    /* perf's parameterised events: the user gives "?" terms (dwc_pcie). */
+    {"event=?", 0, 1, {{"event", 0, true}}},
+    {"eventid=0x600,type=0x1,lane=?\n", 0, 3, {{"eventid", 0x600}, {"type", 1}, {"lane", 0, true}}},
+    {"event=??", -EINVAL},
+    {"event=?1", -EINVAL},
     {"event=0x10000000000000000", -EINVAL},
     {"event=18446744073709551616", -EINVAL},
     {"event=1\n\n", -EINVAL},
@@ -489,7 +494,8 @@ static void test_terms_parse_table(void **state)
                         for (size_t t = 0; t < r->count && t < ev.term_count; t++)
                                 bad += !memchr(ev.terms[t].name, '\0', PERF_PMU_NAME_MAX) ||
                                        strcmp(ev.terms[t].name, r->terms[t].name) ||
-                                       ev.terms[t].value != r->terms[t].value;
+                                       ev.terms[t].value != r->terms[t].value ||
+                                       ev.terms[t].asked != r->terms[t].asked;
                         bad += strcmp(ev.name, "keep") || strcmp(ev.unit, "MiB") || ev.scale != 2.5;
                 }
                 if (bad) {

@@ -77,7 +77,7 @@ static void test_defaults_ok(void **state)
         base(&c);
         assert_int_equal(rw_endpoint_cfg_check(&c, err, sizeof(err)), 0);
         assert_true(c.verify_peer);
-        assert_false(c.retry429);
+        assert_true(c.retry429);
         assert_int_equal(c.max_samples_per_send, 2000);
         c.url = "https://[::1]:8428/prometheus/api/v1/write";
         c.bearer_token_file = token;

@@ -37,6 +37,116 @@ static void test_classify(void **state)
                 assert_int_equal(rw_classify(rows[i].status, rows[i].retry429), rows[i].want);
 }
 
+/* Answers as Mimir 2.x, Cortex and Prometheus 2.42 write them (the texts of
+ * tests/tools/mimir_standin.py, where their sources are cited). */
+static void test_refusal_reason(void **state)
+{
+        static const struct {
+                long status;
+                const char *body;
+                enum rw_refusal want;
+        } rows[] = {
+            {400,
+             "user=fleet: per-user series limit of 150000 exceeded "
+             "(err-mimir-max-series-per-user). "
+             "To adjust the related per-tenant limit, configure "
+             "-ingester.max-global-series-per-user, or contact your service administrator.\n",
+             RW_REFUSAL_SERIES_LIMIT},
+            {400,
+             "user=fleet: per-metric series limit of 20000 exceeded "
+             "(err-mimir-max-series-per-metric). To adjust the related per-tenant limit, configure "
+             "-ingester.max-global-series-per-metric, or contact your service administrator. This "
+             "is for series {__name__=\"pcie_link_up\", instance=\"rate limit\"}\n",
+             RW_REFUSAL_SERIES_LIMIT},
+            {429,
+             "the request has been rejected because the tenant exceeded the ingestion rate limit, "
+             "set to 10000 items/s with a maximum allowed burst of 200000. This limit is applied "
+             "on "
+             "the total number of samples, exemplars and metadata received across all distributors "
+             "(err-mimir-tenant-max-ingestion-rate). To adjust the related per-tenant limits, "
+             "configure -distributor.ingestion-rate-limit and -distributor.ingestion-burst-size, "
+             "or "
+             "contact your service administrator.\n",
+             RW_REFUSAL_RATE_LIMIT},
+            {429, "", RW_REFUSAL_RATE_LIMIT},
+            {429,
+             "per-user series limit of 150000 exceeded, please contact administrator to raise it "
+             "(local limit: 0 global limit: 150000 actual local limit: 50000)",
+             RW_REFUSAL_SERIES_LIMIT},
+            {400,
+             "received a series whose number of labels exceeds the limit (actual: 31, limit: 30) "
+             "series: 'pcie_link_up{a=\"1\"}' (err-mimir-max-label-names-per-series). To adjust "
+             "the related per-tenant limit, configure -validation.max-label-names-per-series, or "
+             "contact your service administrator.\n",
+             RW_REFUSAL_LABEL_LIMIT},
+            {400,
+             "received a series whose label value length exceeds the limit, value: 'xxx' "
+             "(truncated) series: 'pcie_link_up' (err-mimir-label-value-too-long). To adjust the "
+             "related per-tenant limit, configure -validation.max-length-label-value, or contact "
+             "your service administrator.\n",
+             RW_REFUSAL_LABEL_LIMIT},
+            {400,
+             "user=fleet: the sample has been rejected because another sample with a more recent "
+             "timestamp has already been ingested and out-of-order samples are not allowed "
+             "(err-mimir-sample-out-of-order). The affected sample has timestamp "
+             "2026-11-27T15:00:00Z and is from series {__name__=\"pcie_link_up\", "
+             "note=\"too old\"}\n",
+             RW_REFUSAL_OUT_OF_ORDER},
+            {400,
+             "user=fleet: the sample has been rejected because another sample with a more recent "
+             "timestamp has already been ingested and this sample is beyond the out-of-order time "
+             "window of 10m (err-mimir-sample-timestamp-too-old). The affected sample has "
+             "timestamp 2026-11-27T15:00:00Z and is from series {__name__=\"x\"}\n",
+             RW_REFUSAL_OUT_OF_BOUNDS},
+            {400,
+             "received a sample whose timestamp is too far in the future, timestamp: 1 series: 'x' "
+             "(err-mimir-too-far-in-future). To adjust the related per-tenant limit, configure "
+             "-validation.create-grace-period, or contact your service administrator.\n",
+             RW_REFUSAL_OUT_OF_BOUNDS},
+            {400, "out of bounds\n", RW_REFUSAL_OUT_OF_BOUNDS},
+            {400, "OUT OF ORDER SAMPLE\n", RW_REFUSAL_OUT_OF_ORDER},
+            {400, "duplicate sample for timestamp\n", RW_REFUSAL_OUT_OF_ORDER},
+            {400, "snappy: corrupt input\n", RW_REFUSAL_OTHER},
+            {401, "no org id\n", RW_REFUSAL_OTHER},
+            {404, NULL, RW_REFUSAL_OTHER},
+        };
+
+        (void)state;
+        for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+                const char *b = rows[i].body;
+
+                assert_int_equal(rw_refusal_reason(rows[i].status, b, b ? strlen(b) : 0),
+                                 rows[i].want);
+        }
+        /* The body need not be terminated: only n bytes are read. */
+        assert_int_equal(rw_refusal_reason(400, "out of boundsXX", 6), RW_REFUSAL_OTHER);
+}
+
+/* A 429 is retried (Retry429 on) unless it names a series limit, which
+ * time does not clear; a 400 series limit is never retried. */
+static void test_classify_answer(void **state)
+{
+        static const char mimir_rate[] = "the request has been rejected because the tenant "
+                                         "exceeded the ingestion rate limit, set to 10000 items/s "
+                                         "(err-mimir-tenant-max-ingestion-rate)";
+        static const char cortex_series[] = "per-user series limit of 150000 exceeded, please "
+                                            "contact administrator to raise it";
+
+        (void)state;
+        assert_int_equal(rw_classify_answer(429, true, mimir_rate, strlen(mimir_rate)),
+                         RW_VERDICT_RETRY);
+        assert_int_equal(rw_classify_answer(429, false, mimir_rate, strlen(mimir_rate)),
+                         RW_VERDICT_DROP);
+        assert_int_equal(rw_classify_answer(429, true, cortex_series, strlen(cortex_series)),
+                         RW_VERDICT_DROP);
+        assert_int_equal(rw_classify_answer(400, true, cortex_series, strlen(cortex_series)),
+                         RW_VERDICT_DROP);
+        assert_int_equal(rw_classify_answer(503, true, cortex_series, strlen(cortex_series)),
+                         RW_VERDICT_RETRY);
+        assert_int_equal(rw_classify_answer(429, true, NULL, 0), RW_VERDICT_RETRY);
+        assert_int_equal(rw_classify_answer(204, true, NULL, 0), RW_VERDICT_SENT);
+}
+
 static void test_retry_after(void **state)
 {
         /* 1994-11-06 08:49:37 UTC */
@@ -147,8 +257,9 @@ static void test_redact_url(void **state)
 int main(void)
 {
         const struct CMUnitTest tests[] = {
-            cmocka_unit_test(test_classify),   cmocka_unit_test(test_retry_after),
-            cmocka_unit_test(test_backoff),    cmocka_unit_test(test_log_escape),
+            cmocka_unit_test(test_classify),        cmocka_unit_test(test_refusal_reason),
+            cmocka_unit_test(test_classify_answer), cmocka_unit_test(test_retry_after),
+            cmocka_unit_test(test_backoff),         cmocka_unit_test(test_log_escape),
             cmocka_unit_test(test_redact_url),
         };
 

@@ -128,6 +128,58 @@ static void test_phase_stable_and_spread(void **state)
                 assert_true(bins[i] >= 70 && bins[i] <= 130);
 }
 
+/* The receiver of a host: stable (pinned values), even over a fleet's
+ * names, and consistent: adding a receiver moves only the hosts it takes. */
+static void test_shard_even_and_consistent(void **state)
+{
+        enum { N = 10000 };
+        static const uint32_t sizes[] = {2, 3, 5, 16};
+        char name[32];
+
+        (void)state;
+        /* Pinned: a change would move hosts between receivers at the next
+         * upgrade (remote_write_tenancy.sh computes these independently). */
+        assert_int_equal(rw_shard("fleet-00001", 3), 2);
+        assert_int_equal(rw_shard("fleet-00090", 3), 0);
+        assert_int_equal(rw_shard("fleet-00002", 16), 12);
+        assert_int_equal(rw_shard("pciescope", 1000), 64);
+        assert_int_equal(rw_shard("fleet-00001", 1), 0);
+        assert_int_equal(rw_shard("fleet-00001", 0), 0);
+        for (size_t z = 0; z < sizeof(sizes) / sizeof(sizes[0]); z++) {
+                uint32_t n = sizes[z], count[16] = {0}, moved = 0, lo = N, hi = 0;
+
+                for (int i = 1; i <= N; i++) {
+                        uint32_t a, b;
+
+                        snprintf(name, sizeof(name), "fleet-%05d", i);
+                        a = rw_shard(name, n);
+                        b = rw_shard(name, n + 1);
+                        assert_true(a < n && b < n + 1);
+                        count[a]++;
+                        /* A host moves only to the new receiver. */
+                        if (a != b) {
+                                assert_int_equal(b, n);
+                                moved++;
+                        }
+                }
+                for (uint32_t k = 0; k < n; k++) {
+                        lo = count[k] < lo ? count[k] : lo;
+                        hi = count[k] > hi ? count[k] : hi;
+                }
+                /* As even as random: each count within 4 standard
+                 * deviations of the binomial (N, 1/n), sd/mean =
+                 * sqrt((n - 1) / N): 4 % at n = 2, 15 % at n = 16. */
+                {
+                        double mean = (double)N / n, sd = sqrt(mean * (1 - 1.0 / n));
+
+                        assert_true(hi <= mean + 4 * sd && lo >= mean - 4 * sd);
+                }
+                /* About N/(n+1) move. */
+                assert_true(moved > (uint32_t)(N / (n + 1) * 0.85) &&
+                            moved < (uint32_t)(N / (n + 1) * 1.15));
+        }
+}
+
 static void test_phase_next(void **state)
 {
         static const double afters[] = {0, 0.5, 1.25, 1.2500001, 1e9 + 0.3, 1.8e9 + 4.9999};
@@ -361,6 +413,7 @@ int main(void)
             cmocka_unit_test(test_seeds),
             cmocka_unit_test(test_phase_stable_and_spread),
             cmocka_unit_test(test_phase_next),
+            cmocka_unit_test(test_shard_even_and_consistent),
             cmocka_unit_test(test_limiter_steady_is_unthrottled),
             cmocka_unit_test(test_limiter_fresh_start_is_unthrottled),
             cmocka_unit_test(test_limiter_replay_rate_and_order),

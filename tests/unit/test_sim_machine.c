@@ -338,6 +338,20 @@ static void test_bus_numbers(void **state)
         "{\"bdf\": \"" bdf "\", \"vendor\": \"0x8086\", \"device\": \"0x352a\", " LINK4 extra "}"
 #define INTEL_VALID                                                                                \
         INTEL_M(DISC_OK, STACK("2", "0x15", IRP("0000:15:01.0", KIDS(EP("0000:16:00.0", "")))))
+/* The same with the CPU bus registers (@regs: the intel keys to add). */
+#define INTEL_REGS(model, regs, box)                                                               \
+        "{\"machine\": \"i\", \"cpus\": 8, \"intel\": {\"cpu_model\": " model ", " regs            \
+        ", \"sockets\": [{\"id\": 0, \"numa_node\": 0, \"cpus\": \"0-7\", \"discovery\": "         \
+        "{" DISC_OK "}, \"iio_stacks\": [" STACK(box, "0x15", IRP("0000:15:01.0", "")) "]}]}}"
+
+/* A small AMD machine: one socket, its root complexes. */
+#define AMD_M(rcs)                                                                                 \
+        "{\"machine\": \"a\", \"cpus\": 8, \"amd\": {\"cpu_family\": \"0x1a\", "                   \
+        "\"cpu_model\": \"0x02\", \"sockets\": [{\"id\": 0, \"numa_node\": 0, \"cpus\": "          \
+        "\"0-7\", \"root_complexes\": [" rcs "]}]}}"
+#define RC(index, bus, extra, ports)                                                               \
+        "{\"index\": " index ", \"bus\": \"" bus "\"" extra ", \"root_ports\": [" ports "]}"
+#define ARP(bdf) "{\"bdf\": \"" bdf "\", \"vendor\": \"0x1022\", \"device\": \"0x153d\", " LINK4 "}"
 
 struct err_row {
         const char *name;
@@ -346,6 +360,22 @@ struct err_row {
 };
 
 static const struct err_row err_rows[] = {
+    /* ---- AMD ---- */
+    {"amd: port off the root bus",
+     AMD_M(RC("0", "0x00", "", ARP("0000:20:01.1"))),
+     {"amd.sockets[0].root_complexes[0].root_ports[0].bdf: ", "root bus 0000:00"}},
+    {"amd: root complex index 8",
+     AMD_M(RC("8", "0x00", "", "")),
+     {"amd.sockets[0].root_complexes[0].index: "}},
+    {"amd: duplicate index",
+     AMD_M(RC("1", "0x00", "", "") "," RC("1", "0x20", "", "")),
+     {"amd.sockets[0].root_complexes[1].index: ", "already described"}},
+    {"amd: duplicate bus",
+     AMD_M(RC("1", "0x00", "", "") "," RC("2", "0x00", "", "")),
+     {"amd.sockets[0].root_complexes[1].bus: ", "also the root bus of root complex 1"}},
+    {"amd: remote share above 1",
+     AMD_M(RC("0", "0x00", ", \"remote_share\": 1.5", "")),
+     {"amd.sockets[0].root_complexes[0].remote_share: "}},
     /* ---- Intel ---- */
     {"intel: port off the stack bus",
      INTEL_M(DISC_OK, STACK("2", "0x15", IRP("0000:16:01.0", KIDS(EP("0000:17:00.0", ""))))),
@@ -417,6 +447,15 @@ static const struct err_row err_rows[] = {
      "}, \"iio_stacks\": []}, {\"id\": 1, \"numa_node\": 1, \"cpus\": \"0-3\", \"discovery\": "
      "{" DISC_OK "}}]}}",
      {"intel.sockets[1].cpus: ", "overlap"}},
+    {"intel: registers, stack not in the MCC table",
+     INTEL_REGS("143", "\"stack_registers\": true, \"chop\": \"mcc\"", "6"),
+     {"intel.stack_registers: ", "box 6", "spr-mcc"}},
+    {"intel: registers, unknown chop",
+     INTEL_REGS("143", "\"chop\": \"hcc\"", "2"),
+     {"intel.chop: ", "\"hcc\""}},
+    {"intel: registers, CPU without a table",
+     INTEL_REGS("106", "\"stack_registers\": true", "2"),
+     {"intel.stack_registers: ", "model 106"}},
     {"neither sicls nor intel", "{\"machine\": \"t\", \"cpus\": 8}", {"sicls: ", "missing"}},
     {"unknown key",
      HEAD RP("0000:00:00.0", ", \"mpz\": 256") TAIL,
@@ -755,7 +794,29 @@ static void test_shipped_spr(void **state)
         assert_int_equal(d->cur_width, 8);
         assert_int_equal(sim_machine_root_port(m, find(m, "0000:3b:00.0")),
                          find(m, "0000:37:01.0"));
-        assert_int_equal(m->device_count, 24);
+        /* The CPU bus register functions: an MSM and a PCU CR3 per socket,
+         * 00.0 on every stack bus. */
+        for (size_t s = 0; s < in->socket_count; s++) {
+                const struct sim_socket *so = &in->sockets[s];
+
+                d = &m->devices[so->msm_function];
+                assert_int_equal(d->device, 0x09a6);
+                assert_int_equal(d->bus, s ? 0xfe : 0x7e);
+                assert_int_equal(d->dev, 3);
+                d = &m->devices[so->pcu_function];
+                assert_int_equal(d->device, 0x325b);
+                assert_int_equal(d->dev, 0x1e);
+                assert_int_equal(d->fn, 3);
+                for (size_t k = 0; k < so->stack_count; k++) {
+                        d = &m->devices[so->sad_function[k]];
+                        assert_int_equal(d->device, 0x09a2);
+                        assert_int_equal(d->bus, so->stacks[k].bus);
+                        assert_int_equal(d->dev, 0);
+                }
+        }
+        assert_int_equal(in->sockets[0].cpubus[0], 1); /* box 2 */
+        assert_int_equal(in->sockets[0].cpubus[2], 3); /* box 6 */
+        assert_int_equal(m->device_count, 24 + 2 * 2 + 5);
         sim_machine_free(m);
 }
 

@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "engine.h"
+#include "pcie_families.h"
 #include "support.h"
 #include "top_model.h"
 
@@ -31,8 +32,9 @@ static void add(struct sample_set *set, const char *metric, double value, ...)
         const char *name;
         va_list ap;
 
-        sample_init(&s, metric, "gauge", counter ? PCIE_METRIC_COUNTER : PCIE_METRIC_GAUGE, NULL,
-                    NULL);
+        assert_non_null(pcie_family_find(metric));
+        sample_init(&s, pcie_family_find(metric), NULL, NULL);
+        s.kind = counter ? PCIE_METRIC_COUNTER : PCIE_METRIC_GAUGE;
         if (counter)
                 s.counter = (uint64_t)value;
         else

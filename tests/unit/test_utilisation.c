@@ -299,7 +299,10 @@ static void collect(void *ctx, const struct engine_unit *unit, const struct samp
         (void)unit;
         for (size_t i = 0; i < set->count; i++) {
                 const struct pcie_sample *x = &set->samples[i];
-                const char *port = pcie_sample_label(x, "port"),
+                /* A Root Port, or (AMD data fabric) the root bus of a
+                 * mapped root complex. */
+                const char *port = pcie_sample_label(x, "port") ? pcie_sample_label(x, "port")
+                                                                : pcie_sample_label(x, "root_bus"),
                            *dir = pcie_sample_label(x, "direction"),
                            *cap = pcie_sample_label(x, "capacity");
                 char key[160];
@@ -400,6 +403,22 @@ static void run_engine(const char *path, const char *kernel, const char *len_mod
                             0);
                 }
         }
+        /* AMD: map every root complex to its bus (AMD publishes no map). */
+        for (size_t si = 0; si < m->amd.socket_count; si++) {
+                for (size_t k = 0; k < m->amd.sockets[si].rc_count; k++) {
+                        const struct sim_amd_rc *rc = &m->amd.sockets[si].rcs[k];
+                        char bus[16];
+                        struct engine_value v[3] = {
+                            {.type = ENGINE_VALUE_NUMBER, .number = m->amd.sockets[si].id},
+                            {.type = ENGINE_VALUE_NUMBER, .number = rc->index},
+                            {.type = ENGINE_VALUE_STRING, .string = bus}};
+
+                        snprintf(bus, sizeof(bus), "%04x:%02x", rc->domain, rc->bus);
+                        assert_int_equal(
+                            engine_config_set(&cfg, "AMDDFRootComplexBus", v, 3, why, sizeof(why)),
+                            0);
+                }
+        }
         sim_machine_free(m);
         fake_now = 1000;
         if (engine_open(&cfg, &host, &e, why, sizeof(why)))
@@ -446,6 +465,19 @@ static size_t check_full_ports(const struct sim_machine *m, const struct seen *s
                 sim_device_bdf(rp, bdf, sizeof(bdf));
                 const struct ratio *r = ratio_of(seen, bdf, "rx");
 
+                /* AMD: a root complex whose only Root Port this is reads
+                 * as the port. */
+                for (size_t si = 0; !r && si < m->amd.socket_count; si++) {
+                        for (size_t k = 0; k < m->amd.sockets[si].rc_count; k++) {
+                                const struct sim_amd_rc *rc = &m->amd.sockets[si].rcs[k];
+
+                                if (rc->port_count != 1 || rc->ports[0] != p)
+                                        continue;
+                                snprintf(bdf, sizeof(bdf), "%04x:%02x", rc->domain, rc->bus);
+                                r = ratio_of(seen, bdf, "rx");
+                        }
+                }
+
                 if (!r)
                         continue; /* a port no PMU counts (an unmapped part) */
                 if (!r->have_eff || fabs(r->eff - want) > UTIL_NOISE)
@@ -475,8 +507,8 @@ static const struct variant variants[] = {
 };
 
 static const char *const full_port_machines[] = {
-    "kunpeng930-2p", "kunpeng930-misconfig", "spr-2s",      "saturated-x4",
-    "pmu-test",      "alert-scenarios",      "grace-gh200",
+    "kunpeng930-2p",   "kunpeng930-misconfig", "spr-2s",   "saturated-x4", "pmu-test",
+    "alert-scenarios", "yitian710-1p",         "turin-2p", "grace-gh200",
 };
 
 static void run_case(const char *dir, const char *file, const char *kernel, const char *len_mode)

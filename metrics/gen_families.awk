@@ -1,0 +1,315 @@
+# gen_families.awk - everything that names a metric family, from one spec
+# (metrics/families.spec; its header says the format).
+#
+#   awk -v out=header  -f gen_families.awk families.spec            > pcie_families.h
+#   awk -v out=table   -f gen_families.awk families.spec            > pcie_families.c
+#   awk -v out=catalog -f gen_families.awk families.spec            > prom_catalog_table.c
+#   awk -v out=types   -f gen_families.awk families.spec            > pcie_types.db
+#   awk -v out=docs -v docs=metrics.md -f gen_families.awk families.spec > metrics.md.new
+#
+# The .c files are build products; pcie_families.h, pcie_types.db and the
+# tables of docs/metrics.md (the reference tables, the series budget's
+# detail column) are checked in, and tests/integration/families.sh fails
+# when they differ from what this script makes of the spec.
+BEGIN {
+	RS = ""
+	FS = "\n"
+	nfam = 0
+	nrow = 0
+	nsec = 0
+	kinds["gauge"] = "PCIE_METRIC_GAUGE"
+	kinds["counter"] = "PCIE_METRIC_COUNTER"
+	kinds["float-counter"] = "PCIE_METRIC_FLOAT_COUNTER"
+	kinds["info"] = "PCIE_METRIC_INFO"
+	kinds["histogram"] = "PCIE_METRIC_HISTOGRAM"
+	if (out !~ /^(header|table|catalog|types|docs)$/)
+		die("out must be header, table, catalog, types or docs")
+	if (out == "docs" && docs == "")
+		die("out=docs needs -v docs=FILE")
+}
+
+function die(msg) {
+	printf "gen_families.awk: %s\n", msg > "/dev/stderr"
+	failed = 1
+	exit 1
+}
+
+function fail(msg) { die(FILENAME ":" FNR ": " msg) }
+
+function cstr(s) {
+	gsub(/\\/, "\\\\", s)
+	gsub(/"/, "\\\"", s)
+	return "\"" s "\""
+}
+
+# PCIE_FAM_<NAME without the pcie_ prefix, upper case>
+function constant(name, c) {
+	c = name
+	sub(/^pcie_/, "", c)
+	return "PCIE_FAM_" toupper(c)
+}
+
+# Reads one stanza of the spec into rec[] (key -> value).
+function parse(   i, line, key, n) {
+	split("", rec)
+	n = 0
+	for (i = 1; i <= NF; i++) {
+		line = $i
+		if (line ~ /^[ \t]*#/ || line ~ /^[ \t]*$/)
+			continue
+		if (!match(line, /^[a-z-]+[ \t]+/))
+			fail("expected \"key value\": " line)
+		key = line
+		sub(/[ \t].*/, "", key)
+		if (key in rec)
+			fail("key " key " given twice")
+		rec[key] = substr(line, RLENGTH + 1)
+		n++
+	}
+	return n
+}
+
+{
+	if (!parse())
+		next
+	if ("title" in rec) {
+		if (!("section" in rec) || !("header" in rec))
+			fail("a section stanza has section, title and header")
+		s = rec["section"]
+		if (s in sec_title)
+			fail("section " s " given twice")
+		sec_order[++nsec] = s
+		sec_title[s] = rec["title"]
+		sec_header[s] = rec["header"]
+		next
+	}
+	if (!("family" in rec) || !("section" in rec))
+		fail("a family stanza has family and section")
+	f = rec["family"]
+	s = rec["section"]
+	if (f !~ /^[a-z_][a-z0-9_]*$/)
+		fail("family " f ": not a Prometheus name")
+	if (!(s in sec_title))
+		fail("family " f ": section " s " is not declared above")
+	if ("help" in rec) {
+		if (f in fam_kind)
+			fail("family " f " is declared twice (another section's row has no help, type, unit or collectd)")
+		if (!("type" in rec) || !(rec["type"] in kinds))
+			fail("family " f ": type is gauge, counter, float-counter, info or histogram")
+		if (!("unit" in rec))
+			fail("family " f ": no unit (- when none)")
+		if (rec["unit"] != "-" && substr(f, length(f) - length(rec["unit"]) + 1) != rec["unit"] &&
+		    f !~ ("_" rec["unit"] "_total$"))
+			fail("family " f ": the unit " rec["unit"] " is not a suffix of the name")
+		fam_order[++nfam] = f
+		fam_kind[f] = rec["type"]
+		fam_unit[f] = rec["unit"] == "-" ? "" : rec["unit"]
+		fam_help[f] = rec["help"]
+		fam_detail[f] = rec["detail"]
+		fam_section[f] = s
+		if ("collectd" in rec) {
+			split(rec["collectd"], ct, /[ \t]+/)
+			if (ct[2] !~ /^value:(GAUGE|DERIVE):[0-9U]+:[0-9U]+$/)
+				fail("family " f ": collectd is \"type value:GAUGE|DERIVE:min:max\"")
+			fam_ctype[f] = ct[1]
+			if (ct[1] in type_ds) {
+				if (type_ds[ct[1]] != ct[2])
+					fail("collectd type " ct[1] " has two data sets")
+			} else {
+				type_ds[ct[1]] = ct[2]
+				type_order[++ntype] = ct[1]
+				type_section[ct[1]] = s
+			}
+		}
+	} else {
+		if (!(f in fam_kind))
+			fail("family " f ": first row has no help (type, unit, help, collectd come first)")
+		for (k in rec)
+			if (k == "type" || k == "unit" || k == "collectd" || k == "detail")
+				fail("family " f ": " k " belongs to the family's first row")
+	}
+	if ("netdata" in rec && index(" " fam_netdata[f] " ", " " rec["netdata"] " ") == 0)
+		fam_netdata[f] = fam_netdata[f] (fam_netdata[f] == "" ? "" : " ") rec["netdata"]
+	if (rec["doc-row"] == "no")
+		next
+	if (!("type-instance" in rec) || !("doc-kind" in rec) || !("doc-unit" in rec) ||
+	    !("labels" in rec) || !("source" in rec))
+		fail("family " f ": a row of docs/metrics.md needs type-instance, doc-kind, doc-unit, labels, source")
+	name = ("doc-name" in rec) ? rec["doc-name"] : "`" f "`"
+	ti = rec["type-instance"]
+	cell = (f in fam_ctype) ? "`" fam_ctype[f] "` / " ti : ti
+	rows[s] = rows[s] "| " name " | " cell " | " rec["doc-kind"] " | " rec["doc-unit"] " | " rec["labels"] " | " rec["source"] " |\n"
+}
+
+END {
+	if (failed)
+		exit 1
+	if (out == "header") emit_header()
+	else if (out == "table") emit_table()
+	else if (out == "catalog") emit_catalog()
+	else if (out == "types") emit_types()
+	else if (out == "docs") emit_docs()
+}
+
+function emit_header(   i, f) {
+	print "/* Generated from metrics/families.spec by metrics/gen_families.awk: do not"
+	print " * edit; make update-families rewrites it. */"
+	print "// clang-format off"
+	print "#ifndef PCIESCOPE_PCIE_FAMILIES_H"
+	print "#define PCIESCOPE_PCIE_FAMILIES_H"
+	print ""
+	print "#include \"sample.h\""
+	print ""
+	print "enum pcie_family_id {"
+	for (i = 1; i <= nfam; i++)
+		printf "\t%s_ID,\n", constant(fam_order[i])
+	print "\tPCIE_FAMILY_COUNT"
+	print "};"
+	print ""
+	print "extern const struct pcie_family pcie_families[PCIE_FAMILY_COUNT];"
+	print ""
+	print "/* The family called @name (a histogram without its series suffix), or NULL. */"
+	print "const struct pcie_family *pcie_family_find(const char *name);"
+	print ""
+	for (i = 1; i <= nfam; i++)
+		printf "#define %s (&pcie_families[%s_ID])\n", constant(fam_order[i]), constant(fam_order[i])
+	print ""
+	print "#endif"
+	print "// clang-format on"
+}
+
+function emit_table(   i, f) {
+	print "/* Generated from metrics/families.spec by metrics/gen_families.awk: do not edit. */"
+	print "#include <stddef.h>"
+	print "#include <string.h>"
+	print ""
+	print "#include \"pcie_families.h\""
+	print ""
+	print "const struct pcie_family pcie_families[PCIE_FAMILY_COUNT] = {"
+	for (i = 1; i <= nfam; i++) {
+		f = fam_order[i]
+		printf "\t[%s_ID] = {\n", constant(f)
+		printf "\t\t.name = %s,\n", cstr(f)
+		printf "\t\t.kind = %s,\n", kinds[fam_kind[f]]
+		printf "\t\t.unit = %s,\n", cstr(fam_unit[f])
+		printf "\t\t.help = %s,\n", cstr(fam_help[f])
+		printf "\t\t.collectd_type = %s,\n", (f in fam_ctype) ? cstr(fam_ctype[f]) : "NULL"
+		printf "\t\t.netdata = %s,\n", cstr(fam_netdata[f])
+		if (fam_kind[f] == "histogram") {
+			printf "\t\t.bucket = %s,\n", cstr(f "_bucket")
+			printf "\t\t.sum = %s,\n", cstr(f "_sum")
+			printf "\t\t.count = %s,\n", cstr(f "_count")
+		}
+		print "\t},"
+	}
+	print "};"
+	print ""
+	print "const struct pcie_family *pcie_family_find(const char *name)"
+	print "{"
+	print "\tfor (size_t i = 0; i < PCIE_FAMILY_COUNT; i++)"
+	print "\t\tif (!strcmp(pcie_families[i].name, name))"
+	print "\t\t\treturn &pcie_families[i];"
+	print "\treturn NULL;"
+	print "}"
+}
+
+# Catalog names: the family as docs/metrics.md names it (counters end in
+# _total already in the spec), sorted for prom_catalog_find's bisection.
+function emit_catalog(   i, j, n, t, names) {
+	n = 0
+	for (i = 1; i <= nfam; i++)
+		names[++n] = fam_order[i]
+	for (i = 2; i <= n; i++) {
+		t = names[i]
+		for (j = i - 1; j >= 1 && names[j] > t; j--)
+			names[j + 1] = names[j]
+		names[j + 1] = t
+	}
+	print "/* Generated from metrics/families.spec by metrics/gen_families.awk: do not edit. */"
+	print "#include \"prom_catalog.h\""
+	print ""
+	print "const struct prom_family_doc prom_catalog_table[] = {"
+	for (i = 1; i <= n; i++)
+		printf "\t{%s, %s, %s},\n", cstr(names[i]), cstr(fam_unit[names[i]]), cstr(fam_help[names[i]])
+	print "};"
+	print ""
+	print "const size_t prom_catalog_table_len = sizeof(prom_catalog_table) / sizeof(prom_catalog_table[0]);"
+}
+
+function emit_types(   i, t, s, last) {
+	print "# Data sets of the collectd `pcie` plugin (pciescope)."
+	print "#"
+	print "# The plugin registers these itself (plugin_register_data_set), so a local"
+	print "# collectd needs no TypesDB line. A collectd *server* that receives pcie values"
+	print "# over the network plugin needs this file:"
+	print "#   TypesDB \"/usr/share/collectd/types.db\" \"/usr/share/pciescope/pcie_types.db\""
+	print "# (giving TypesDB at all replaces the default list, so name both)."
+	print "# Format: types.db(5). Generated from metrics/families.spec (make update-families);"
+	print "# the build generates plugin/pcie_types.c from this file."
+	last = ""
+	for (i = 1; i <= ntype; i++) {
+		t = type_order[i]
+		s = type_section[t]
+		if (s != last)
+			printf "# %s\n", sec_title[s]
+		last = s
+		printf "%-32s %s\n", t, type_ds[t]
+	}
+}
+
+# docs: @docs with the table between <!-- families:SECTION:begin --> and
+# <!-- families:SECTION:end --> made from the rows of SECTION.
+function emit_docs(   line, s, inside, seen, i, f, n, cell, budget) {
+	RS = "\n"
+	inside = ""
+	while ((getline line < docs) > 0) {
+		if (match(line, /^<!-- families:[a-z_]+:begin -->$/)) {
+			s = line
+			sub(/^<!-- families:/, "", s)
+			sub(/:begin -->$/, "", s)
+			if (!(s in sec_title))
+				die(docs ": no section " s " in the spec")
+			print line
+			print sec_header[s]
+			print "|---|---|---|---|---|---|"
+			printf "%s", rows[s]
+			inside = s
+			seen[s] = 1
+			continue
+		}
+		# The budget table's "from which detail" cell is the spec's detail;
+		# its counts are series_budget.sh's.
+		if (line == "<!-- budget:begin -->")
+			budget = 1
+		else if (line == "<!-- budget:end -->")
+			budget = 0
+		else if (budget && match(line, /^\| `[a-z_]+` \| /)) {
+			f = substr(line, 4, RLENGTH - 7)
+			if (!(f in fam_detail) && sub(/_bucket$/, "", f) && fam_kind[f] != "histogram")
+				f = ""
+			if (f in fam_detail && fam_detail[f] != "") {
+				n = split(line, cell, / \| /)
+				# name, labels, per, detail, then one count per machine
+				if (n < 7)
+					die(docs ": a budget row without at least 7 cells: " line)
+				cell[4] = fam_detail[f]
+				line = cell[1]
+				for (i = 2; i <= n; i++)
+					line = line " | " cell[i]
+			}
+		}
+		if (inside != "") {
+			if (line == "<!-- families:" inside ":end -->") {
+				print line
+				inside = ""
+			}
+			continue
+		}
+		print line
+	}
+	if (inside != "")
+		die(docs ": no end marker for section " inside)
+	for (i = 1; i <= nsec; i++)
+		if (!(sec_order[i] in seen) && rows[sec_order[i]] != "")
+			die(docs ": section " sec_order[i] " has no table (<!-- families:" sec_order[i] ":begin -->)")
+}

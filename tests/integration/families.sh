@@ -1,0 +1,55 @@
+#!/bin/bash
+# families.sh - the checked-in artefacts of metrics/families.spec are what
+# metrics/gen_families.awk makes of it: collectors/pcie_families.h,
+# plugin/pcie_types.db and the family tables of docs/metrics.md. After
+# changing the spec, run `make update-families` (in the build directory)
+# and commit them with it.
+set -u
+top=${top_srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}
+AWK=${AWK:-awk}
+gen=$top/metrics/gen_families.awk
+spec=$top/metrics/families.spec
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+n=0 fail=0
+check() { # NAME, GENERATED, CHECKED-IN
+	n=$((n + 1))
+	if diff -u "$3" "$2" >"$tmp/diff"; then
+		echo "ok $n - $1 is what the spec makes"
+	else
+		fail=$((fail + 1))
+		echo "not ok $n - $1 drifted from metrics/families.spec (make update-families)"
+		head -40 "$tmp/diff" | sed 's/^/# /'
+	fi
+}
+
+for out in header table catalog types; do
+	n=$((n + 1))
+	if "$AWK" -v out=$out -f "$gen" "$spec" >"$tmp/$out" 2>"$tmp/err"; then
+		echo "ok $n - the spec makes out=$out"
+	else
+		fail=$((fail + 1))
+		echo "not ok $n - the spec makes out=$out: $(head -3 "$tmp/err")"
+	fi
+done
+check collectors/pcie_families.h "$tmp/header" "$top/collectors/pcie_families.h"
+check plugin/pcie_types.db "$tmp/types" "$top/plugin/pcie_types.db"
+"$AWK" -v out=docs -v docs="$top/docs/metrics.md" -f "$gen" "$spec" >"$tmp/metrics.md" 2>"$tmp/err" ||
+	echo "# $(head -3 "$tmp/err")"
+check "docs/metrics.md's family tables" "$tmp/metrics.md" "$top/docs/metrics.md"
+
+# A broken spec is refused with the line that breaks it, never half made.
+printf 'section x\ntitle t\nheader h\n\nfamily pcie_bad_bytes\nsection x\ntype gauge\nunit seconds\nhelp h\n' >"$tmp/bad.spec"
+n=$((n + 1))
+if "$AWK" -v out=table -f "$gen" "$tmp/bad.spec" >/dev/null 2>"$tmp/err"; then
+	fail=$((fail + 1))
+	echo "not ok $n - a unit that is not a suffix of the name is refused"
+elif grep -q 'bad.spec:.*unit seconds is not a suffix' "$tmp/err"; then
+	echo "ok $n - a unit that is not a suffix of the name is refused, naming the line"
+else
+	fail=$((fail + 1))
+	echo "not ok $n - the refusal names the file and line: $(cat "$tmp/err")"
+fi
+echo "1..$n"
+[ "$fail" -eq 0 ]

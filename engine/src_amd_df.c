@@ -21,6 +21,7 @@ struct df_unit {
         const struct hw_env *env;
         double interval;
         struct engine_schedule due;
+        struct engine_complaint read_error;
 };
 
 static bool df_enabled(const struct engine_config *cfg, bool dump)
@@ -93,8 +94,11 @@ static int df_tick(void *unit, double now, struct sample_set *out)
         int err = amd_df_socket_tick(u->socket, now, out);
 
         if (err && err != -ENOMEM)
-                hw_logf(u->env, HW_LOG_WARNING, "%s: reading counters: %s",
-                        amd_df_socket_name(u->socket), strerror(-err));
+                engine_complain(u->env, &u->read_error, "%s: reading counters: %s",
+                                amd_df_socket_name(u->socket), strerror(-err));
+        else if (!err)
+                engine_complaint_clear(u->env, &u->read_error, "%s: reading counters again",
+                                       amd_df_socket_name(u->socket));
         engine_schedule_ticked(&u->due, now);
         return 1;
 }

@@ -18,7 +18,7 @@
 struct dwc_unit {
         struct dwc_pcie *d;
         const struct hw_env *env;
-        bool read_error_shown; /* a reading failed and was logged */
+        struct engine_complaint read_error; /* a reading failed and was logged */
 };
 
 static bool dwc_enabled(const struct engine_config *cfg, bool dump)
@@ -75,10 +75,11 @@ static int dwc_tick(void *unit, double now, struct sample_set *out)
 
         if (published < 0)
                 return published;
-        if (read_err && read_err != -ENOMEM && !u->read_error_shown)
-                hw_logf(u->env, HW_LOG_WARNING, "dwc_pcie: reading counters: %s",
-                        strerror(-read_err));
-        u->read_error_shown = read_err && read_err != -ENOMEM;
+        if (read_err && read_err != -ENOMEM)
+                engine_complain(u->env, &u->read_error, "dwc_pcie: reading counters: %s",
+                                strerror(-read_err));
+        else if (!read_err)
+                engine_complaint_clear(u->env, &u->read_error, "dwc_pcie: reading counters again");
         return published;
 }
 

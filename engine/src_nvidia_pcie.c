@@ -21,7 +21,7 @@ struct nv_unit {
         const struct hw_env *env;
         double interval;
         struct engine_schedule due;
-        bool read_error_shown;
+        struct engine_complaint read_error;
 };
 
 static bool nv_enabled(const struct engine_config *cfg, bool dump)
@@ -92,10 +92,12 @@ static int nv_tick(void *unit, double now, struct sample_set *out)
         struct nv_unit *u = unit;
         int err = nvidia_pcie_socket_tick(u->socket, now, out);
 
-        if (err && err != -ENOMEM && !u->read_error_shown)
-                hw_logf(u->env, HW_LOG_WARNING, "%s: reading counters: %s",
-                        nvidia_pcie_socket_name(u->socket), strerror(-err));
-        u->read_error_shown = err && err != -ENOMEM;
+        if (err && err != -ENOMEM)
+                engine_complain(u->env, &u->read_error, "%s: reading counters: %s",
+                                nvidia_pcie_socket_name(u->socket), strerror(-err));
+        else if (!err)
+                engine_complaint_clear(u->env, &u->read_error, "%s: reading counters again",
+                                       nvidia_pcie_socket_name(u->socket));
         engine_schedule_ticked(&u->due, now);
         return 1;
 }

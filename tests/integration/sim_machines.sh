@@ -45,5 +45,21 @@ for dir in sim/machines tests/fixtures/machines tests/fixtures/machines-bad; do
 		fi
 	done
 done
+# Every shipped machine is installed (`--simulate NAME` finds it in the
+# package's machine directory): Makefile.am lists it in dist_machines_DATA.
+if ! $update; then
+	# The variable's words, continuation lines joined.
+	installed=$(awk '/^dist_machines_DATA[ +]*=/ { on = 1 } on { print } on && !/\\$/ { on = 0 }' \
+		"$top/Makefile.am" | tr -s ' \t\\' '\n' | grep '^sim/machines/')
+	for f in "$top"/sim/machines/*.json; do
+		n=$((n + 1))
+		if printf '%s\n' "$installed" | grep -qx "sim/machines/$(basename "$f")"; then
+			echo "ok $n - sim/machines/$(basename "$f") is installed (dist_machines_DATA)"
+		else
+			fail=$((fail + 1))
+			echo "not ok $n - sim/machines/$(basename "$f") is not in Makefile.am's dist_machines_DATA"
+		fi
+	done
+fi
 echo "1..$n"
 [ "$fail" -eq 0 ]

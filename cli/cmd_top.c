@@ -375,6 +375,12 @@ static void status_text(char *buf, size_t len, const struct view *v)
                          "no bandwidth: none of the %zu PMUs could be started (see the "
                          "messages after quitting)",
                          v->pmu_units);
+        else if (c.root_complexes && !c.unmapped)
+                snprintf(buf, len,
+                         "%zu IO root complexes of the AMD data fabric, counted per root complex "
+                         "and not per Root Port: rows sN ioM (AMDDFRootComplexBus maps one for "
+                         "its utilisation)",
+                         c.root_complexes);
         else if (c.unmapped)
                 snprintf(buf, len,
                          "%zu IIO stack parts (%zu idle, hidden) that the kernel maps to no Root "

@@ -391,12 +391,15 @@ static void function_sample(struct build *b, const struct pcie_sample *s)
         }
 }
 
-/* The row a PMU sample belongs to: its Root Port, or on Intel an IIO
- * stack part that no port is mapped to. */
+/* The row a PMU sample belongs to: its Root Port; on Intel an IIO stack
+ * part that no port is mapped to; on AMD an IO root complex of the data
+ * fabric (counted per root complex, never per port: its localities add up
+ * in one row). */
 static struct top_row *pmu_row(struct build *b, const struct pcie_sample *s)
 {
         const char *port = pcie_sample_label(s, "port"), *socket = pcie_sample_label(s, "socket");
         const char *stack = pcie_sample_label(s, "stack"), *part = pcie_sample_label(s, "part");
+        const char *root_complex = pcie_sample_label(s, "root_complex");
         char id[TOP_ID_LEN];
         struct top_row *r;
 
@@ -405,6 +408,11 @@ static struct top_row *pmu_row(struct build *b, const struct pcie_sample *s)
         else if (socket && stack && part) {
                 snprintf(id, sizeof(id), "s%s iio%s p%s", socket, stack, part);
                 r = get_row(b, false, id);
+        } else if (socket && root_complex) {
+                snprintf(id, sizeof(id), "s%s %s", socket, root_complex);
+                r = get_row(b, false, id);
+                if (r)
+                        r->is_root_complex = true;
         } else
                 return NULL;
         if (r && !*r->group) {
@@ -412,6 +420,8 @@ static struct top_row *pmu_row(struct build *b, const struct pcie_sample *s)
 
                 if (socket && stack)
                         snprintf(r->group, sizeof(r->group), "socket %s stack %s", socket, stack);
+                else if (socket && root_complex)
+                        snprintf(r->group, sizeof(r->group), "socket %s data fabric", socket);
                 else
                         copy(r->group, sizeof(r->group), pmu);
         }
@@ -611,10 +621,11 @@ int top_model_build(struct top_model *m)
 
                 m->counts.ports += r->is_port;
                 m->counts.measured += r->is_port && measured;
-                m->counts.unmapped += !r->is_port;
+                m->counts.unmapped += !r->is_port && !r->is_root_complex;
+                m->counts.root_complexes += r->is_root_complex;
                 if (!r->is_port && !(top_row_bandwidth(r, TOP_RX) > 0) &&
                     !(top_row_bandwidth(r, TOP_TX) > 0)) {
-                        m->counts.idle_unmapped++;
+                        m->counts.idle_unmapped += !r->is_root_complex;
                         continue;
                 }
                 m->rows[m->row_count++] = *r;

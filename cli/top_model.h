@@ -75,8 +75,10 @@ struct top_function {
 };
 
 struct top_row {
-        /* false: an Intel IIO stack part without a Root Port ("unmapped"). */
+        /* false: an Intel IIO stack part without a Root Port ("unmapped"),
+         * or an AMD IO root complex (is_root_complex). */
         bool is_port;
+        bool is_root_complex;
         char id[TOP_ID_LEN];      /* the port's BDF, or "s0 iio2 p0" */
         char group[TOP_TEXT_LEN]; /* the PMU counting it, or "" */
         struct top_link link;
@@ -125,6 +127,7 @@ const struct top_function *top_model_function(const struct top_model *m, size_t 
  * up to 8 parts per stack, most of them with nothing attached. */
 struct top_counts {
         size_t ports, measured, unmapped, idle_unmapped;
+        size_t root_complexes; /* AMD data fabric rows (idle ones hidden too) */
 };
 struct top_counts top_model_counts(const struct top_model *m);
 

@@ -366,6 +366,46 @@ static void test_iio(void **state)
         top_model_free(m);
 }
 
+/* AMD data fabric: an IO root complex is a row of its own (no port), its
+ * local and remote bandwidth add up, and a mapped one has a utilisation. */
+static void test_root_complexes(void **state)
+{
+        struct top_model *m = top_model_new();
+        struct sample_set set = SAMPLE_SET_INIT;
+        const struct top_row *r;
+
+        (void)state;
+        add(&set, "pcie_port_bandwidth_bytes_per_second", 5e9, "pmu", "amd_df", "socket", "0",
+            "root_complex", "io3", "locality", "local", "direction", "rx", "tlp", "all", NULL);
+        add(&set, "pcie_port_bandwidth_bytes_per_second", 1e9, "pmu", "amd_df", "socket", "0",
+            "root_complex", "io3", "locality", "remote", "direction", "rx", "tlp", "all", NULL);
+        add(&set, "pcie_port_utilization_ratio", 0.9, "pmu", "amd_df", "socket", "0",
+            "root_complex", "io3", "root_bus", "0000:60", "direction", "rx", "capacity", "raw",
+            NULL);
+        add(&set, "pcie_port_bandwidth_bytes_per_second", 2e9, "pmu", "amd_df", "socket", "1",
+            "root_complex", "io0", "locality", "local", "direction", "tx", "tlp", "all", NULL);
+        assert_int_equal(top_model_update(m, "amd_df-socket0", &set), 0);
+        assert_int_equal(top_model_build(m), 0);
+
+        assert_int_equal(top_model_row_count(m), 2);
+        assert_int_equal(top_model_counts(m).root_complexes, 2);
+        assert_int_equal(top_model_counts(m).unmapped, 0);
+        top_model_sort(m, TOP_SORT_RX);
+        r = top_model_row(m, 0);
+        assert_false(r->is_port);
+        assert_true(r->is_root_complex);
+        assert_string_equal(r->id, "s0 io3");
+        assert_string_equal(r->group, "socket 0 data fabric");
+        assert_true(fabs(r->bw[TOP_RX][TOP_TLP_ALL] - 6e9) < 1);
+        assert_true(fabs(r->util[TOP_RX] - 0.9) < 1e-9);
+        r = top_model_row(m, 1);
+        assert_string_equal(r->id, "s1 io0");
+        assert_true(fabs(top_row_bandwidth(r, TOP_TX) - 2e9) < 1);
+        assert_true(isnan(r->util[TOP_TX]));
+        sample_set_free(&set);
+        top_model_free(m);
+}
+
 static void test_format_rate(void **state)
 {
         static const struct {
@@ -484,13 +524,10 @@ static void test_simulated_machine(void **state)
 int main(void)
 {
         const struct CMUnitTest tests[] = {
-            cmocka_unit_test(test_rows),
-            cmocka_unit_test(test_aer_deltas),
-            cmocka_unit_test(test_sort),
-            cmocka_unit_test(test_units),
-            cmocka_unit_test(test_iio),
-            cmocka_unit_test(test_format_rate),
-            cmocka_unit_test(test_simulated_machine),
+            cmocka_unit_test(test_rows),        cmocka_unit_test(test_aer_deltas),
+            cmocka_unit_test(test_sort),        cmocka_unit_test(test_units),
+            cmocka_unit_test(test_iio),         cmocka_unit_test(test_root_complexes),
+            cmocka_unit_test(test_format_rate), cmocka_unit_test(test_simulated_machine),
         };
 
         return cmocka_run_group_tests(tests, NULL, NULL);

@@ -309,12 +309,28 @@ wait_for() {
 	echo "# waited for '$1'; the screen:" && sed 's/^/#   /' "$tmp/screen.txt"
 	return 1
 }
-# keys KEYS... then wait for the screen to show PATTERN.
+# settle: capture until two captures 0.2 s apart are the same. The
+# terminal gets a frame in more than one write, and tmux may answer a
+# capture between them: a new status line above the rows of the frame
+# before (a sort key's header with the old order below it).
+settle() {
+	local i
+	capture
+	for ((i = 0; i < 25; i++)); do
+		cp "$tmp/screen.txt" "$tmp/screen.prev"
+		sleep 0.2
+		capture
+		cmp -s "$tmp/screen.txt" "$tmp/screen.prev" && return 0
+	done
+	return 0 # still changing: the check that reads it says what it saw
+}
+# keys KEYS... then wait for the screen to show PATTERN, and for the
+# frame to be whole.
 keys() {
 	local pattern=$1
 	shift
 	T send-keys -t top "$@"
-	wait_for "$pattern"
+	wait_for "$pattern" && settle
 }
 # start_top WIDTH HEIGHT ARGS...: top in a fresh session, and its exit
 # status printed by the shell after it.
@@ -334,7 +350,7 @@ PCIESCOPE_VIRTUAL_CLOCK=1 "$PCIESCOPE" pmu --json --count 2 --simulate $m >"$tmp
 start_top 160 50 --simulate $m --interval 1
 wait_for "Root Ports counted by" && ok "$m: top starts and counts" || not_ok "$m: top starts and counts"
 sleep 1.5 # a second interval: every PMU has rates
-capture
+settle
 check "$m: the header says SIMULATED machine $m" grep -q "^pciescope top | SIMULATED machine $m " "$tmp/screen.txt"
 check "$m: a row for every Root Port of topology --json" screen "$tmp/screen.txt" ports "$tmp/topo.json"
 check "$m: ports with traffic in pmu --json have rates, TLP rates and bars" \
@@ -345,7 +361,7 @@ port_order=$(screen "$tmp/screen.txt" order)
 keys "this help; any key closes it" '?' && ok "$m: ? shows the help" || not_ok "$m: ? shows the help"
 T send-keys -t top x
 sleep 0.5
-capture
+settle
 check "$m: any key closes the help" bash -c "! grep -q 'this help; any key closes it' '$tmp/screen.txt'"
 
 for row in "r rx RX?B/s" "t tx TX?B/s" "l latency latency"; do
@@ -369,27 +385,27 @@ check "$m: back in port order" [ "$(screen "$tmp/screen.txt" order)" = "$port_or
 first=${port_order%% *}
 T send-keys -t top Enter
 sleep 0.5
-capture
+settle
 check "$m: Enter shows the functions below $first only" screen "$tmp/screen.txt" expanded "$tmp/topo.json" "$first"
 T send-keys -t top Enter
 wait_for "^\+ $first"
 keys "^- $first" e
 sleep 0.5
-capture
+settle
 check "$m: e shows the functions below every port (as topology --json)" screen "$tmp/screen.txt" expanded "$tmp/topo.json"
 T send-keys -t top e
 sleep 0.5
-capture
+settle
 check "$m: e again hides them" bash -c "! grep -q '^   \`-' '$tmp/screen.txt'"
 
 # Resize: smaller, then back.
 T resize-window -t top -x 100 -y 20
 sleep 1
-capture
+settle
 check "$m: the layout after a resize to 100x20" screen "$tmp/screen.txt" layout 100 20
 T resize-window -t top -x 160 -y 50
 sleep 1
-capture
+settle
 check "$m: the layout after a resize back to 160x50" screen "$tmp/screen.txt" layout 160 50
 check "$m: every Root Port again after the resize" screen "$tmp/screen.txt" ports "$tmp/topo.json"
 
@@ -447,7 +463,7 @@ start_top 160 50 --simulate "$noregs" --interval 1
 wait_for "IIO stack parts" && ok "$m without the registers: the status line says the IIO stacks are not mapped" ||
 	not_ok "$m without the registers: the status line says the IIO stacks are not mapped"
 sleep 1.5
-capture
+settle
 check "$m: the header says SIMULATED machine $m" grep -q "^pciescope top | SIMULATED machine $m " "$tmp/screen.txt"
 check "$m: a row for every Root Port" screen "$tmp/screen.txt" ports "$tmp/topo.json"
 check "$m: the unmapped IIO parts with traffic are rows with rates" \
@@ -470,7 +486,7 @@ print(json.dumps([x for x in d if x.get("labels", {}).get("socket") == "0" and x
 start_top 160 50 --simulate $m --interval 1
 wait_for "Root Ports counted by"
 sleep 2.5
-capture
+settle
 check "$m as shipped: the port $bus_port has the stack's rates and a bar (as iio --json)" \
 	screen "$tmp/screen.txt" busy "$tmp/iio.json"
 check "$m as shipped: no unmapped IIO part rows" \
@@ -482,7 +498,7 @@ PCIESCOPE_VIRTUAL_CLOCK=1 "$PCIESCOPE" iio --json --count 2 --simulate "$noregs"
 start_top 160 50 --simulate "$noregs" --interval 1 --iio-stack-bus uncore_iio_free_running_2,0,0000:15
 wait_for "IIO stack parts"
 sleep 1.5
-capture
+settle
 check "$m without the registers: with --iio-stack-bus the port $bus_port has the stack's rates and a bar (as iio --json)" \
 	screen "$tmp/screen.txt" busy "$tmp/iio.json"
 T send-keys -t top q

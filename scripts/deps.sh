@@ -9,13 +9,14 @@ PCIESCOPE_DEPS=(
 	clang libclang-rt-14-dev                              # fuzz.sh (libFuzzer), sanitize.sh
 	libmicrohttpd12 libprotobuf-c1 curl                   # write_prometheus in tests
 	libmicrohttpd-dev zlib1g-dev                          # openmetrics plugin, pciescope exporter
-	libyajl2                                              # write_log JSON in scripts/run
+	libyajl2                                              # write_log JSON in scripts/run --json
 	protobuf-c-compiler libprotobuf-c-dev                 # remote_write: protoc-c, protobuf-c
 	libsnappy-dev libcurl4-openssl-dev                    # remote_write: snappy, libcurl
-	prometheus victoria-metrics openssl                   # remote_write tests: real receivers, TLS
+	prometheus victoria-metrics openssl                   # remote_write tests: real receivers, TLS;
+	                                                      # scripts/run: VictoriaMetrics, vmalert
 	prometheus-alertmanager python3-yaml                  # alert rules: end-to-end test
 	netdata                                               # pcie.plugin tests: Debian's Netdata 1.37
-	python3-matplotlib                                    # dashboards/render.py (docs/img pictures)
+	python3-matplotlib                                    # dashboards/render.py (docs/img, scripts/run)
 	libncurses-dev tmux                                   # pciescope top; its test under tmux
 	libarchive-dev                                        # pciescope snapshot (tar.gz)
 )

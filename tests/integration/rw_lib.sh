@@ -6,7 +6,9 @@
 
 COLLECTD=${COLLECTD:-$(command -v collectd || echo /usr/sbin/collectd)}
 PROMETHEUS=${PROMETHEUS:-$(command -v prometheus)}
-VICTORIA_METRICS=${VICTORIA_METRICS:-$(command -v victoria-metrics)}
+# VICTORIA_METRICS, VMALERT, free ports, wait_http and the start lines of
+# VictoriaMetrics and vmalert, shared with scripts/run.
+. "$top_srcdir/scripts/local_vm.sh"
 RW_SO="$top_builddir/plugin/.libs/remote_write.so"
 RW_TESTSRC_SO="$top_builddir/tests/tools/.libs/rw_testsrc.so"
 
@@ -33,17 +35,12 @@ rw_require_plugin() {
 }
 
 free_port() {
-	"$PYTHON3" -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'
+	pciescope_free_port
 }
 
 # wait_http URL [seconds]: until the URL answers 2xx.
 wait_http() {
-	local i
-	for i in $(seq 1 $((${2:-20} * 5))); do
-		curl -sfk -o /dev/null --max-time 2 "$1" && return 0
-		sleep 0.2
-	done
-	return 1
+	pciescope_wait_http "$@"
 }
 
 # start_prometheus NAME [extra args]: sets ${NAME}_port ${NAME}_pid ${NAME}_url.
@@ -71,12 +68,8 @@ start_prometheus() {
 
 # start_vm NAME [port]: VictoriaMetrics single node; same variables.
 start_vm() {
-	local name=$1 port=${2:-$(free_port)} dir
-	dir="$rw_tmp/$name"
-	mkdir -p "$dir/data"
-	"$VICTORIA_METRICS" -httpListenAddr="127.0.0.1:$port" -storageDataPath="$dir/data" \
-		-retentionPeriod=1d -search.latencyOffset=0s -search.disableCache \
-		>>"$dir/log" 2>&1 &
+	local name=$1 port=${2:-$(free_port)}
+	pciescope_start_vm "$rw_tmp/$name" "$port"
 	local pid=$!
 	rw_pids+=("$pid")
 	printf -v "${name}_port" %s "$port"
@@ -88,17 +81,10 @@ start_vm() {
 # rule files every INTERVAL against the VictoriaMetrics at URL and writing
 # the results (records, ALERTS) back to it; sets ${NAME}_port ${NAME}_pid
 # ${NAME}_url (its own HTTP API: /api/v1/alerts, /api/v1/groups, /metrics).
-VMALERT=${VMALERT:-$(command -v vmalert)}
 start_vmalert() {
-	local name=$1 ds=$2 every=$3 port dir f args=()
-	shift 3
-	for f in "$@"; do args+=(-rule="$f"); done
+	local name=$1 port
 	port=$(free_port)
-	dir="$rw_tmp/$name"
-	mkdir -p "$dir"
-	"$VMALERT" -httpListenAddr="127.0.0.1:$port" -datasource.url="$ds" -remoteWrite.url="$ds" \
-		-remoteWrite.flushInterval=1s -evaluationInterval="$every" -notifier.url=http://127.0.0.1:1 \
-		"${args[@]}" >>"$dir/log" 2>&1 &
+	pciescope_start_vmalert "$rw_tmp/$name" "$port" "${@:2}"
 	local pid=$!
 	rw_pids+=("$pid")
 	printf -v "${name}_port" %s "$port"

@@ -24,7 +24,7 @@ check() { # NAME, GENERATED, CHECKED-IN
 	fi
 }
 
-for out in header table catalog types; do
+for out in header table catalog types identity; do
 	n=$((n + 1))
 	if "$AWK" -v out=$out -f "$gen" "$spec" >"$tmp/$out" 2>"$tmp/err"; then
 		echo "ok $n - the spec makes out=$out"
@@ -47,6 +47,19 @@ if "$AWK" -v out=table -f "$gen" "$tmp/bad.spec" >/dev/null 2>"$tmp/err"; then
 	echo "not ok $n - a unit that is not a suffix of the name is refused"
 elif grep -q 'bad.spec:.*unit seconds is not a suffix' "$tmp/err"; then
 	echo "ok $n - a unit that is not a suffix of the name is refused, naming the line"
+else
+	fail=$((fail + 1))
+	echo "not ok $n - the refusal names the file and line: $(cat "$tmp/err")"
+fi
+# A collectd-identity template with a reference the plugin cannot read is
+# refused too.
+printf 'section x\ntitle t\nheader h\n\nfamily pcie_bad_bytes\nsection x\ntype gauge\nunit bytes\nhelp h\ncollectd bad value:GAUGE:0:U\ncollectd-identity {bdf} {state-x}\n' >"$tmp/bad.spec"
+n=$((n + 1))
+if "$AWK" -v out=identity -f "$gen" "$tmp/bad.spec" >/dev/null 2>"$tmp/err"; then
+	fail=$((fail + 1))
+	echo "not ok $n - a collectd-identity reference that is not one is refused"
+elif grep -q 'bad.spec:.*not a reference: {state-x}' "$tmp/err"; then
+	echo "ok $n - a collectd-identity reference that is not one is refused, naming the line"
 else
 	fail=$((fail + 1))
 	echo "not ok $n - the refusal names the file and line: $(cat "$tmp/err")"

@@ -31,6 +31,7 @@
 #include <string.h>
 
 #include "engine.h"
+#include "pcie_identity.h"
 
 static double fake_now;
 
@@ -70,6 +71,28 @@ static void print_sample(const struct pcie_sample *s)
                 printf("%llu\n", (unsigned long long)s->counter);
         else
                 printf("%.17g\n", s->gauge);
+}
+
+/* --identity-check: the identity the spec's rules derive against the one
+ * the source set, sample by sample. */
+static unsigned long identity_compared, identity_differ;
+
+static void check_set(void *ctx, const struct engine_unit *unit, const struct sample_set *set)
+{
+        (void)ctx, (void)unit;
+        for (size_t i = 0; i < set->count; i++) {
+                const struct pcie_sample *s = &set->samples[i];
+                struct pcie_identity id;
+                int err = pcie_identity(s, set->samples, set->count, &id);
+
+                identity_compared++;
+                if (!err && !strcmp(id.plugin_instance, s->instance) &&
+                    !strcmp(id.type_instance, s->type_instance))
+                        continue;
+                if (identity_differ++ < 20)
+                        printf("differs: %s %s/%s, rules say %s/%s (%d)\n", s->metric, s->instance,
+                               s->type_instance, id.plugin_instance, id.type_instance, err);
+        }
 }
 
 static void print_set(void *ctx, const struct engine_unit *unit, const struct sample_set *set)
@@ -192,13 +215,14 @@ int main(int argc, char **argv)
                                    .baseline_at_start = true}; /* as the plugin */
         struct engine_config cfg;
         struct series_list series = {0};
+        bool check_identity = argc > 1 && !strcmp(argv[1], "--identity-check");
         bool list_series = argc > 1 && !strcmp(argv[1], "--series-list");
         bool count_series = list_series || (argc > 1 && !strcmp(argv[1], "--series"));
         struct engine *e;
         char why[512] = "";
         unsigned int steps;
 
-        if (count_series)
+        if (count_series || check_identity)
                 argc--, argv++;
         if (argc < 4) {
                 fprintf(stderr,
@@ -239,11 +263,18 @@ int main(int argc, char **argv)
                 }
                 fake_now = target;
                 /* the read callback */
-                engine_read(e, count_series ? collect_set : print_set, &series);
+                engine_read(e,
+                            check_identity ? check_set
+                            : count_series ? collect_set
+                                           : print_set,
+                            &series);
         }
         if (count_series)
                 print_series(&series, list_series);
+        if (check_identity)
+                printf("identity: %lu samples compared, %lu differ\n", identity_compared,
+                       identity_differ);
         engine_close(e);
         engine_config_clear(&cfg);
-        return 0;
+        return check_identity && identity_differ ? 1 : 0;
 }

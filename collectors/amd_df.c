@@ -557,7 +557,6 @@ static void emit_root_complex(struct emitter *em, unsigned int rc)
         for (int k = 0; k < 2; k++) {
                 const char *dir = k == AMD_DF_WRITE ? "rx" : "tx";
                 struct pcie_util u;
-                double raw, eff;
 
                 /* Data beats only: DMA writes arrive as 4DW requests, DMA
                  * read data leaves as completions (3DW headers). */
@@ -566,18 +565,11 @@ static void emit_root_complex(struct emitter *em, unsigned int rc)
                               k == AMD_DF_WRITE ? PCIE_TLP_REQUEST_HEADER_BYTES
                                                 : PCIE_TLP_COMPLETION_HEADER_BYTES,
                               -1);
-                if (pcie_util_ratios(&u, &raw, &eff))
-                        continue;
                 x = base(em, PCIE_FAM_PORT_UTILIZATION_RATIO);
                 sample_label(&x, "root_complex", name);
                 sample_label(&x, "root_bus", map->buses);
                 sample_label(&x, "direction", dir);
-                sample_label(&x, "capacity", "raw");
-                x.gauge = raw;
-                sample_emit(&em->out, &x);
-                x.labels[x.label_count - 1].value = "effective";
-                x.gauge = eff;
-                sample_emit(&em->out, &x);
+                pcie_util_emit(&u, &x, &em->out);
         }
 }
 

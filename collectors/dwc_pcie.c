@@ -478,7 +478,6 @@ static void emit_port(struct sample_emitter *em, const struct dwc_pcie *d, const
         for (int k = 0; k < DWC_PCIE_DIRS; k++) {
                 const struct dwc_count *c = &p->dir[k];
                 struct pcie_util u;
-                double raw, effective;
 
                 if (!c->have_rate)
                         continue; /* not measured: absent, not zero */
@@ -498,17 +497,10 @@ static void emit_port(struct sample_emitter *em, const struct dwc_pcie *d, const
                               k == DWC_PCIE_RX ? PCIE_TLP_REQUEST_HEADER_BYTES
                                                : PCIE_TLP_COMPLETION_HEADER_BYTES,
                               -1);
-                if (pcie_util_ratios(&u, &raw, &effective))
-                        continue;
                 s = port_sample(p, PCIE_FAM_PORT_UTILIZATION_RATIO);
                 sample_label(&s, "port", p->bdf);
                 sample_label(&s, "direction", dir_name[k]);
-                sample_label(&s, "capacity", "raw");
-                s.gauge = raw;
-                sample_emit(em, &s);
-                s.labels[s.label_count - 1].value = "effective";
-                s.gauge = effective;
-                sample_emit(em, &s);
+                pcie_util_emit(&u, &s, em);
         }
         if (d->opts->detail >= PCIE_DETAIL_FULL) {
                 for (int k = 0; k < DWC_PCIE_DIRS; k++) {

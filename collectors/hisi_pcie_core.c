@@ -804,22 +804,14 @@ static void emit_port_values(struct emitter *em, size_t port)
          * against what it can carry at its MPS (pcie_util, pcie_link.h). */
         for (int dir = 0; dir < 2 && p->capacity; dir++) {
                 static const char *const names[2] = {"rx", "tx"};
-                double raw, effective;
                 struct pcie_sample s;
 
-                if (!dir_have[dir] || pcie_util_ratios(&util[dir], &raw, &effective))
+                if (!dir_have[dir])
                         continue;
                 s = base_sample(c, PCIE_FAM_PORT_UTILIZATION_RATIO);
                 sample_label(&s, "port", p->bdf);
                 sample_label(&s, "direction", names[dir]);
-                sample_label(&s, "capacity", "raw");
-                s.gauge = raw;
-                sample_emit(&em->out, &s);
-                if (isnan(effective))
-                        continue; /* headers only: the payload is not known */
-                s.labels[s.label_count - 1].value = "effective";
-                s.gauge = effective;
-                sample_emit(&em->out, &s);
+                pcie_util_emit(&util[dir], &s, &em->out);
         }
 }
 

@@ -906,22 +906,14 @@ static void emit_stack(struct emitter *em, const struct stack *st)
                                  * and the far smaller completions of CPU
                                  * reads. */
                                 struct pcie_util u;
-                                double raw, eff;
 
                                 pcie_util_init(&u, pt->capacity, pt->mps);
                                 pcie_util_add(&u, PCIE_COUNTS_PAYLOAD, pt->in_rate, true,
                                               PCIE_TLP_REQUEST_HEADER_BYTES, -1);
-                                pcie_util_ratios(&u, &raw, &eff);
-
                                 s = part_sample(em, st, PCIE_FAM_PORT_UTILIZATION_RATIO, box, part,
                                                 pt->port);
                                 sample_label(&s, "direction", "rx");
-                                sample_label(&s, "capacity", "raw");
-                                s.gauge = raw;
-                                sample_emit(&em->out, &s);
-                                s.labels[s.label_count - 1].value = "effective";
-                                s.gauge = eff;
-                                sample_emit(&em->out, &s);
+                                pcie_util_emit(&u, &s, &em->out);
                         }
                         /* An estimate: not for the basic detail. */
                         if (pt->out_index >= 0 && em->s->opts->detail >= PCIE_DETAIL_DEFAULT) {

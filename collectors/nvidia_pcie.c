@@ -602,21 +602,11 @@ static void emit_port(const struct nvidia_pcie_socket *s, struct sample_emitter 
                       PCIE_TLP_COMPLETION_HEADER_BYTES, -1);
         for (int dir = 0; dir < 2 && p->capacity; dir++) {
                 static const char *const names[2] = {"rx", "tx"};
-                double raw, effective;
 
-                if (pcie_util_ratios(&util[dir], &raw, &effective))
-                        continue;
                 x = base(s, PCIE_FAM_PORT_UTILIZATION_RATIO);
                 sample_label(&x, "port", p->bdf);
                 sample_label(&x, "direction", names[dir]);
-                sample_label(&x, "capacity", "raw");
-                x.gauge = raw;
-                sample_emit(em, &x);
-                if (isnan(effective))
-                        continue;
-                x.labels[x.label_count - 1].value = "effective";
-                x.gauge = effective;
-                sample_emit(em, &x);
+                pcie_util_emit(&util[dir], &x, em);
         }
         if (p->have_latency) {
                 x = base(s, PCIE_FAM_PORT_LATENCY_SECONDS);

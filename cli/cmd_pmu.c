@@ -149,7 +149,8 @@ static void print_pmu(const struct sample_set *set, const struct pcie_sample *in
         const char *sicl = cli_label(info, "sicl"), *core = cli_label(info, "core");
         const char *node = cli_label(info, "node"); /* a PMU per socket (NVIDIA Grace) */
         const char *ports = cli_label(info, "ports") ? cli_label(info, "ports") : "";
-        double coverage = pmu_coverage(set, info->instance);
+        const char *pmu = cli_label(info, "pmu") ? cli_label(info, "pmu") : "";
+        double coverage = pmu_coverage(set, pmu);
         size_t port_count = 0;
         char port[PCI_BDF_LEN], where[64] = "";
 
@@ -160,8 +161,8 @@ static void print_pmu(const struct sample_set *set, const struct pcie_sample *in
         else if (sicl || core)
                 snprintf(where, sizeof(where), " (SICL %s, core %s)", sicl ? sicl : "?",
                          core ? core : "?");
-        printf("%s%s: %zu Root Port%s, counters cover %.0f%% of the time\n", info->instance, where,
-               port_count, port_count == 1 ? "" : "s", coverage < 0 ? 0.0 : 100 * coverage);
+        printf("%s%s: %zu Root Port%s, counters cover %.0f%% of the time\n", pmu, where, port_count,
+               port_count == 1 ? "" : "s", coverage < 0 ? 0.0 : 100 * coverage);
         for (const char *p = ports; *p;) {
                 size_t len = strcspn(p, ",");
 

@@ -490,12 +490,11 @@ struct emitter {
         char socket[12];
 };
 
-static struct pcie_sample base(struct emitter *em, const struct pcie_family *family,
-                               const char *type_instance)
+static struct pcie_sample base(struct emitter *em, const struct pcie_family *family)
 {
         struct pcie_sample s;
 
-        sample_init(&s, family, em->s->name, type_instance);
+        sample_init(&s, family);
         sample_label(&s, "pmu", PMU_NAME);
         sample_label(&s, "socket", em->socket);
         return s;
@@ -507,11 +506,11 @@ static void emit_root_complex(struct emitter *em, unsigned int rc)
         const struct rc_map *map = &s->rc[rc];
         double rx = 0, tx = 0;
         bool all = true, any = false;
-        char name[8], ti[48];
+        char name[8];
         struct pcie_sample x;
 
         snprintf(name, sizeof(name), "io%u", rc);
-        x = base(em, PCIE_FAM_DF_ROOT_COMPLEX_INFO, name);
+        x = base(em, PCIE_FAM_DF_ROOT_COMPLEX_INFO);
         sample_label(&x, "root_complex", name);
         sample_label(&x, "root_buses", map->buses);
         sample_label(&x, "mapping", map->bus_count ? "configured" : "none");
@@ -534,8 +533,7 @@ static void emit_root_complex(struct emitter *em, unsigned int rc)
                 for (int k = 0; k < 2; k++) {
                         const char *dir = k == AMD_DF_WRITE ? "rx" : "tx";
 
-                        snprintf(ti, sizeof(ti), "%s-%s-%s", name, loc, dir);
-                        x = base(em, PCIE_FAM_PORT_BANDWIDTH_BYTES_PER_SECOND, ti);
+                        x = base(em, PCIE_FAM_PORT_BANDWIDTH_BYTES_PER_SECOND);
                         sample_label(&x, "root_complex", name);
                         sample_label(&x, "locality", loc);
                         sample_label(&x, "direction", dir);
@@ -544,8 +542,7 @@ static void emit_root_complex(struct emitter *em, unsigned int rc)
                         sample_emit(&em->out, &x);
                         if (s->opts->detail < PCIE_DETAIL_FULL)
                                 continue;
-                        snprintf(ti, sizeof(ti), "%s-%s-%s-beats", name, loc, dir);
-                        x = base(em, PCIE_FAM_DF_BEATS_TOTAL, ti);
+                        x = base(em, PCIE_FAM_DF_BEATS_TOTAL);
                         sample_label(&x, "root_complex", name);
                         sample_label(&x, "locality", loc);
                         sample_label(&x, "direction", dir);
@@ -560,7 +557,6 @@ static void emit_root_complex(struct emitter *em, unsigned int rc)
         for (int k = 0; k < 2; k++) {
                 const char *dir = k == AMD_DF_WRITE ? "rx" : "tx";
                 struct pcie_util u;
-                double raw, eff;
 
                 /* Data beats only: DMA writes arrive as 4DW requests, DMA
                  * read data leaves as completions (3DW headers). */
@@ -569,21 +565,11 @@ static void emit_root_complex(struct emitter *em, unsigned int rc)
                               k == AMD_DF_WRITE ? PCIE_TLP_REQUEST_HEADER_BYTES
                                                 : PCIE_TLP_COMPLETION_HEADER_BYTES,
                               -1);
-                if (pcie_util_ratios(&u, &raw, &eff))
-                        continue;
-                snprintf(ti, sizeof(ti), "%s-%s-raw", name, dir);
-                x = base(em, PCIE_FAM_PORT_UTILIZATION_RATIO, ti);
+                x = base(em, PCIE_FAM_PORT_UTILIZATION_RATIO);
                 sample_label(&x, "root_complex", name);
                 sample_label(&x, "root_bus", map->buses);
                 sample_label(&x, "direction", dir);
-                sample_label(&x, "capacity", "raw");
-                x.gauge = raw;
-                sample_emit(&em->out, &x);
-                snprintf(ti, sizeof(ti), "%s-%s-effective", name, dir);
-                x.type_instance = ti;
-                x.labels[x.label_count - 1].value = "effective";
-                x.gauge = eff;
-                sample_emit(&em->out, &x);
+                pcie_util_emit(&u, &x, &em->out);
         }
 }
 
@@ -594,18 +580,17 @@ static void emit_plan(struct emitter *em, double elapsed)
         size_t counting = 0;
         struct pcie_sample x;
 
-        x = base(em, PCIE_FAM_PMU_MEASUREMENTS, "planned");
+        x = base(em, PCIE_FAM_PMU_MEASUREMENTS);
         x.gauge = (double)s->count;
         sample_emit(&em->out, &x);
         for (size_t i = 0; i < s->count; i++)
                 counting += s->m[i].enabled;
         sample_set_family(&x, PCIE_FAM_PMU_MEASUREMENTS_COUNTING);
-        x.type_instance = "counting";
         x.gauge = (double)counting;
         sample_emit(&em->out, &x);
         for (size_t i = 0; i < s->count; i++) {
                 const struct measure *m = &s->m[i];
-                char target[8], ti[32];
+                char target[8];
 
                 if (!m->have_rate)
                         continue;
@@ -614,8 +599,7 @@ static void emit_plan(struct emitter *em, double elapsed)
                 if (s->opts->detail < PCIE_DETAIL_FULL)
                         continue;
                 snprintf(target, sizeof(target), "io%u", m->rc);
-                snprintf(ti, sizeof(ti), "%s-%s", target, amd_df_locality_name(m->loc));
-                x = base(em, PCIE_FAM_PMU_COVERAGE_RATIO, ti);
+                x = base(em, PCIE_FAM_PMU_COVERAGE_RATIO);
                 sample_label(&x, "target", target);
                 sample_label(&x, "event", amd_df_locality_name(m->loc));
                 x.gauge = coverage(m, elapsed);
@@ -625,7 +609,7 @@ static void emit_plan(struct emitter *em, double elapsed)
                 return;
         /* Below full, the socket's worst measurement (min by pmu, socket
          * is the same at every level). */
-        x = base(em, PCIE_FAM_PMU_COVERAGE_RATIO, "");
+        x = base(em, PCIE_FAM_PMU_COVERAGE_RATIO);
         x.gauge = worst;
         sample_emit(&em->out, &x);
 }
@@ -661,7 +645,7 @@ int amd_df_socket_tick(struct amd_df_socket *s, double now, struct sample_set *o
                 emit_plan(&em, now - s->start_time);
         }
         s->cpu_seconds += thread_cpu_seconds() - cpu0;
-        sample_init(&cs, PCIE_FAM_COLLECTOR_CPU_SECONDS_TOTAL, s->name, "cpu");
+        sample_init(&cs, PCIE_FAM_COLLECTOR_CPU_SECONDS_TOTAL);
         sample_label(&cs, "pmu", PMU_NAME);
         sample_label(&cs, "socket", em.socket);
         cs.gauge = s->cpu_seconds;

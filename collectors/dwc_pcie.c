@@ -450,12 +450,11 @@ static int take_all(struct dwc_pcie *d, enum dwc_pcie_dir dir)
         return ret;
 }
 
-static struct pcie_sample port_sample(const struct dwc_port *p, const struct pcie_family *family,
-                                      const char *instance, const char *type_instance)
+static struct pcie_sample port_sample(const struct dwc_port *p, const struct pcie_family *family)
 {
         struct pcie_sample s;
 
-        sample_init(&s, family, instance, type_instance);
+        sample_init(&s, family);
         sample_label(&s, "pmu", p->pmu_name);
         return s;
 }
@@ -471,20 +470,18 @@ static void emit_port(struct sample_emitter *em, const struct dwc_pcie *d, const
                       double elapsed)
 {
         struct pcie_sample s;
-        char ti[32];
 
-        s = port_sample(p, PCIE_FAM_PMU_INFO, p->pmu_name, "");
+        s = port_sample(p, PCIE_FAM_PMU_INFO);
         sample_label(&s, "ports", p->bdf);
         s.gauge = 1;
         sample_emit(em, &s);
         for (int k = 0; k < DWC_PCIE_DIRS; k++) {
                 const struct dwc_count *c = &p->dir[k];
                 struct pcie_util u;
-                double raw, effective;
 
                 if (!c->have_rate)
                         continue; /* not measured: absent, not zero */
-                s = port_sample(p, PCIE_FAM_PORT_BANDWIDTH_BYTES_PER_SECOND, p->bdf, dir_name[k]);
+                s = port_sample(p, PCIE_FAM_PORT_BANDWIDTH_BYTES_PER_SECOND);
                 sample_label(&s, "port", p->bdf);
                 sample_label(&s, "direction", dir_name[k]);
                 sample_label(&s, "tlp", "all");
@@ -500,20 +497,10 @@ static void emit_port(struct sample_emitter *em, const struct dwc_pcie *d, const
                               k == DWC_PCIE_RX ? PCIE_TLP_REQUEST_HEADER_BYTES
                                                : PCIE_TLP_COMPLETION_HEADER_BYTES,
                               -1);
-                if (pcie_util_ratios(&u, &raw, &effective))
-                        continue;
-                snprintf(ti, sizeof(ti), "%s-raw", dir_name[k]);
-                s = port_sample(p, PCIE_FAM_PORT_UTILIZATION_RATIO, p->bdf, ti);
+                s = port_sample(p, PCIE_FAM_PORT_UTILIZATION_RATIO);
                 sample_label(&s, "port", p->bdf);
                 sample_label(&s, "direction", dir_name[k]);
-                sample_label(&s, "capacity", "raw");
-                s.gauge = raw;
-                sample_emit(em, &s);
-                snprintf(ti, sizeof(ti), "%s-effective", dir_name[k]);
-                s.type_instance = ti;
-                s.labels[s.label_count - 1].value = "effective";
-                s.gauge = effective;
-                sample_emit(em, &s);
+                pcie_util_emit(&u, &s, em);
         }
         if (d->opts->detail >= PCIE_DETAIL_FULL) {
                 for (int k = 0; k < DWC_PCIE_DIRS; k++) {
@@ -521,8 +508,7 @@ static void emit_port(struct sample_emitter *em, const struct dwc_pcie *d, const
                         const char *event = k == DWC_PCIE_RX ? "rx_pcie_tlp_data_payload"
                                                              : "tx_pcie_tlp_data_payload";
 
-                        snprintf(ti, sizeof(ti), "%s", event);
-                        s = port_sample(p, PCIE_FAM_PMU_COUNTING_SECONDS_TOTAL, p->bdf, ti);
+                        s = port_sample(p, PCIE_FAM_PMU_COUNTING_SECONDS_TOTAL);
                         sample_label(&s, "target", p->bdf);
                         sample_label(&s, "event", event);
                         s.gauge = c->running_seconds;
@@ -537,7 +523,7 @@ static void emit_port(struct sample_emitter *em, const struct dwc_pcie *d, const
         double rx = coverage(&p->dir[DWC_PCIE_RX], elapsed);
         double tx = coverage(&p->dir[DWC_PCIE_TX], elapsed);
 
-        s = port_sample(p, PCIE_FAM_PMU_COVERAGE_RATIO, p->pmu_name, "");
+        s = port_sample(p, PCIE_FAM_PMU_COVERAGE_RATIO);
         s.gauge = rx < tx ? rx : tx;
         sample_emit(em, &s);
 }
@@ -551,7 +537,7 @@ static void emit_all(struct dwc_pcie *d, double now, struct sample_set *out, int
         for (size_t i = 0; i < d->count; i++)
                 emit_port(&em, d, &d->ports[i], elapsed);
         /* One thread counts every port: its CPU time under one name. */
-        sample_init(&s, PCIE_FAM_COLLECTOR_CPU_SECONDS_TOTAL, "dwc_pcie", "");
+        sample_init(&s, PCIE_FAM_COLLECTOR_CPU_SECONDS_TOTAL);
         sample_label(&s, "pmu", "dwc_rootport");
         s.gauge = d->cpu_seconds;
         sample_emit(&em, &s);

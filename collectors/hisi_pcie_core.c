@@ -652,12 +652,11 @@ struct emitter {
 };
 
 static struct pcie_sample base_sample(const struct hisi_pcie_core *c,
-                                      const struct pcie_family *family, const char *instance,
-                                      const char *type_instance)
+                                      const struct pcie_family *family)
 {
         struct pcie_sample s;
 
-        sample_init(&s, family, instance, type_instance);
+        sample_init(&s, family);
         sample_label(&s, "pmu", c->pmu->name);
         return s;
 }
@@ -688,22 +687,16 @@ static void emit_raw(struct emitter *em, const struct measurement *m, double ela
         const struct hisi_pcie_core *c = em->c;
         const struct hisi_pcie_pair_info *pi = hisi_pcie_pair_info(m->pair);
         const char *target = target_of(c, m);
-        char ti[64], below[16] = "";
+        char below[16] = "";
         struct pcie_sample s;
 
         /* The primary event's name ("rx_mwr_flux", "rx_mwr_latency") keeps
          * a port's bandwidth and latency pairs of one TLP type apart. */
-        if (m->scope == SCOPE_LENGTH) {
+        if (m->scope == SCOPE_LENGTH)
                 snprintf(below, sizeof(below), "%u", m->below_bytes);
-                snprintf(ti, sizeof(ti), "%s-lt%u", pi->primary, m->below_bytes);
-        } else {
-                snprintf(ti, sizeof(ti), "%s%s", m->scope == SCOPE_DEVICE ? "device-" : "",
-                         pi->primary);
-        }
         /* Primary and secondary counts. */
-        s = base_sample(c,
-                        pi->bandwidth ? PCIE_FAM_PMU_FLUX_TOTAL : PCIE_FAM_PMU_LATENCY_CYCLES_TOTAL,
-                        target, ti);
+        s = base_sample(c, pi->bandwidth ? PCIE_FAM_PMU_FLUX_TOTAL
+                                         : PCIE_FAM_PMU_LATENCY_CYCLES_TOTAL);
         sample_label(&s, "target", target);
         sample_label(&s, "event", pi->primary);
         if (below[0])
@@ -767,7 +760,6 @@ static void emit_port_values(struct emitter *em, size_t port)
                 const struct measurement *m = &c->m[i];
                 const struct hisi_pcie_pair_info *pi = hisi_pcie_pair_info(m->pair);
                 struct pcie_sample s;
-                char ti[64];
 
                 if (m->port != port || m->scope == SCOPE_DEVICE || !m->have_rate)
                         continue;
@@ -775,8 +767,7 @@ static void emit_port_values(struct emitter *em, size_t port)
                         char below[16];
 
                         snprintf(below, sizeof(below), "%u", m->below_bytes);
-                        snprintf(ti, sizeof(ti), "%s-lt%u", pi->name, m->below_bytes);
-                        s = base_sample(c, PCIE_FAM_PORT_TLP_LENGTH_BYTES_PER_SECOND, p->bdf, ti);
+                        s = base_sample(c, PCIE_FAM_PORT_TLP_LENGTH_BYTES_PER_SECOND);
                         sample_label(&s, "port", p->bdf);
                         sample_label(&s, "event", pi->name);
                         sample_label(&s, "shorter_than_bytes", below);
@@ -785,8 +776,7 @@ static void emit_port_values(struct emitter *em, size_t port)
                 } else if (pi->bandwidth) {
                         int dir = pi->direction[0] == 't';
 
-                        s = base_sample(c, PCIE_FAM_PORT_BANDWIDTH_BYTES_PER_SECOND, p->bdf,
-                                        pi->name);
+                        s = base_sample(c, PCIE_FAM_PORT_BANDWIDTH_BYTES_PER_SECOND);
                         sample_label(&s, "port", p->bdf);
                         sample_label(&s, "direction", pi->direction);
                         sample_label(&s, "tlp", pi->tlp);
@@ -798,7 +788,7 @@ static void emit_port_values(struct emitter *em, size_t port)
                                       port_tlps(c, port, m->pair));
                         dir_have[dir] = true;
                 } else if (m->have_ratio) {
-                        s = base_sample(c, PCIE_FAM_PORT_LATENCY_SECONDS, p->bdf, pi->name);
+                        s = base_sample(c, PCIE_FAM_PORT_LATENCY_SECONDS);
                         sample_label(&s, "port", p->bdf);
                         sample_label(&s, "event", pi->name);
                         s.gauge = m->ratio / c->opts.latency_clock_hz;
@@ -814,26 +804,14 @@ static void emit_port_values(struct emitter *em, size_t port)
          * against what it can carry at its MPS (pcie_util, pcie_link.h). */
         for (int dir = 0; dir < 2 && p->capacity; dir++) {
                 static const char *const names[2] = {"rx", "tx"};
-                double raw, effective;
-                char ti[32];
                 struct pcie_sample s;
 
-                if (!dir_have[dir] || pcie_util_ratios(&util[dir], &raw, &effective))
+                if (!dir_have[dir])
                         continue;
-                snprintf(ti, sizeof(ti), "%s-raw", names[dir]);
-                s = base_sample(c, PCIE_FAM_PORT_UTILIZATION_RATIO, p->bdf, ti);
+                s = base_sample(c, PCIE_FAM_PORT_UTILIZATION_RATIO);
                 sample_label(&s, "port", p->bdf);
                 sample_label(&s, "direction", names[dir]);
-                sample_label(&s, "capacity", "raw");
-                s.gauge = raw;
-                sample_emit(&em->out, &s);
-                if (isnan(effective))
-                        continue; /* headers only: the payload is not known */
-                snprintf(ti, sizeof(ti), "%s-effective", names[dir]);
-                s.type_instance = ti;
-                s.labels[s.label_count - 1].value = "effective";
-                s.gauge = effective;
-                sample_emit(&em->out, &s);
+                pcie_util_emit(&util[dir], &s, &em->out);
         }
 }
 
@@ -880,7 +858,7 @@ static void emit_endpoints(struct emitter *em, double elapsed)
                     !endpoint_published(c, m->endpoint))
                         continue;
                 e = &c->endpoints[m->endpoint];
-                s = base_sample(c, PCIE_FAM_DEVICE_BANDWIDTH_BYTES_PER_SECOND, e->bdf, pi->name);
+                s = base_sample(c, PCIE_FAM_DEVICE_BANDWIDTH_BYTES_PER_SECOND);
                 sample_label(&s, "device", e->bdf);
                 sample_label(&s, "port", c->ports[e->port].bdf);
                 sample_label(&s, "direction", pi->direction);
@@ -897,7 +875,7 @@ static void emit_core(struct emitter *em, double elapsed)
         const struct hisi_pcie_core *c = em->c;
         struct pcie_sample s;
 
-        s = base_sample(c, PCIE_FAM_PMU_INFO, c->pmu->name, "");
+        s = base_sample(c, PCIE_FAM_PMU_INFO);
         sample_label(&s, "sicl", c->sicl);
         sample_label(&s, "core", c->core);
         sample_label(&s, "identifier", c->identifier);
@@ -905,11 +883,10 @@ static void emit_core(struct emitter *em, double elapsed)
         s.gauge = 1;
         sample_emit(&em->out, &s);
 
-        s = base_sample(c, PCIE_FAM_PMU_MEASUREMENTS, c->pmu->name, "planned");
+        s = base_sample(c, PCIE_FAM_PMU_MEASUREMENTS);
         s.gauge = (double)c->count;
         sample_emit(&em->out, &s);
         sample_set_family(&s, PCIE_FAM_PMU_MEASUREMENTS_COUNTING);
-        s.type_instance = "counting";
         s.gauge = (double)c->window_count;
         sample_emit(&em->out, &s);
 
@@ -927,7 +904,7 @@ static void emit_core(struct emitter *em, double elapsed)
                         worst = coverage(&c->m[i], elapsed);
         if (worst > 1)
                 return; /* nothing has counted yet */
-        s = base_sample(c, PCIE_FAM_PMU_COVERAGE_RATIO, c->pmu->name, "");
+        s = base_sample(c, PCIE_FAM_PMU_COVERAGE_RATIO);
         s.gauge = worst;
         sample_emit(&em->out, &s);
 }
@@ -979,7 +956,7 @@ int hisi_pcie_core_tick(struct hisi_pcie_core *c, double now, struct sample_set 
         emit_core(&em, elapsed);
 
         c->cpu_seconds += thread_cpu_seconds() - cpu0;
-        s = base_sample(c, PCIE_FAM_COLLECTOR_CPU_SECONDS_TOTAL, c->pmu->name, "");
+        s = base_sample(c, PCIE_FAM_COLLECTOR_CPU_SECONDS_TOTAL);
         s.gauge = c->cpu_seconds;
         sample_emit(&em.out, &s);
         return ret ? ret : em.out.err;

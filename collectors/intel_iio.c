@@ -844,12 +844,11 @@ struct emitter {
 };
 
 static struct pcie_sample base(struct emitter *em, const struct stack *st,
-                               const struct pcie_family *family, const char *instance,
-                               const char *type_instance)
+                               const struct pcie_family *family)
 {
         struct pcie_sample s;
 
-        sample_init(&s, family, instance, type_instance);
+        sample_init(&s, family);
         sample_label(&s, "pmu", st->pmu);
         sample_label(&s, "socket", em->socket);
         return s;
@@ -857,11 +856,10 @@ static struct pcie_sample base(struct emitter *em, const struct stack *st,
 
 /* A sample of one part: the stack's labels plus stack, part and port. */
 static struct pcie_sample part_sample(struct emitter *em, const struct stack *st,
-                                      const struct pcie_family *family, const char *instance,
-                                      const char *type_instance, const char *box, const char *part,
-                                      const char *port)
+                                      const struct pcie_family *family, const char *box,
+                                      const char *part, const char *port)
 {
-        struct pcie_sample s = base(em, st, family, instance, type_instance);
+        struct pcie_sample s = base(em, st, family);
 
         sample_label(&s, "stack", box);
         sample_label(&s, "part", part);
@@ -871,16 +869,15 @@ static struct pcie_sample part_sample(struct emitter *em, const struct stack *st
 
 static void emit_stack(struct emitter *em, const struct stack *st)
 {
-        char instance[48], box[12], root_bus[16], bpc[24];
+        char box[12], root_bus[16], bpc[24];
         struct pcie_sample s;
 
-        snprintf(instance, sizeof(instance), "s%s-iio%u", em->socket, st->box);
         snprintf(box, sizeof(box), "%u", st->box);
         snprintf(root_bus, sizeof(root_bus), "%04x:%02x", (unsigned int)st->domain, st->bus);
 
         /* What is known about the stack: mapping and scale. */
         snprintf(bpc, sizeof(bpc), "%g", st->parts[0].offered ? st->parts[0].in_bpc : 0.0);
-        s = base(em, st, PCIE_FAM_IIO_STACK_INFO, instance, "stack");
+        s = base(em, st, PCIE_FAM_IIO_STACK_INFO);
         sample_label(&s, "stack", box);
         sample_label(&s, "root_bus", st->mapping != MAPPED_NOT ? root_bus : "");
         sample_label(&s, "mapping", mapping_name(st->mapping));
@@ -891,15 +888,14 @@ static void emit_stack(struct emitter *em, const struct stack *st)
 
         for (unsigned int p = 0; p < INTEL_IIO_PARTS; p++) {
                 const struct part *pt = &st->parts[p];
-                char part[4], ti[32];
+                char part[4], event[16];
 
                 if (!pt->offered)
                         continue;
                 snprintf(part, sizeof(part), "%u", p);
                 if (pt->have_rate) {
-                        snprintf(ti, sizeof(ti), "part%u-rx", p);
-                        s = part_sample(em, st, PCIE_FAM_PORT_BANDWIDTH_BYTES_PER_SECOND, instance,
-                                        ti, box, part, pt->port);
+                        s = part_sample(em, st, PCIE_FAM_PORT_BANDWIDTH_BYTES_PER_SECOND, box, part,
+                                        pt->port);
                         sample_label(&s, "direction", "rx");
                         sample_label(&s, "tlp", "all");
                         s.gauge = pt->in_rate;
@@ -910,31 +906,20 @@ static void emit_stack(struct emitter *em, const struct stack *st)
                                  * and the far smaller completions of CPU
                                  * reads. */
                                 struct pcie_util u;
-                                double raw, eff;
 
                                 pcie_util_init(&u, pt->capacity, pt->mps);
                                 pcie_util_add(&u, PCIE_COUNTS_PAYLOAD, pt->in_rate, true,
                                               PCIE_TLP_REQUEST_HEADER_BYTES, -1);
-                                pcie_util_ratios(&u, &raw, &eff);
-
-                                snprintf(ti, sizeof(ti), "part%u-rx-raw", p);
-                                s = part_sample(em, st, PCIE_FAM_PORT_UTILIZATION_RATIO, instance,
-                                                ti, box, part, pt->port);
+                                s = part_sample(em, st, PCIE_FAM_PORT_UTILIZATION_RATIO, box, part,
+                                                pt->port);
                                 sample_label(&s, "direction", "rx");
-                                sample_label(&s, "capacity", "raw");
-                                s.gauge = raw;
-                                sample_emit(&em->out, &s);
-                                snprintf(ti, sizeof(ti), "part%u-rx-effective", p);
-                                s.labels[s.label_count - 1].value = "effective";
-                                s.gauge = eff;
-                                sample_emit(&em->out, &s);
+                                pcie_util_emit(&u, &s, &em->out);
                         }
                         /* An estimate: not for the basic detail. */
                         if (pt->out_index >= 0 && em->s->opts->detail >= PCIE_DETAIL_DEFAULT) {
-                                snprintf(ti, sizeof(ti), "part%u-tx", p);
                                 s = part_sample(em, st,
-                                                PCIE_FAM_IIO_BW_OUT_ESTIMATE_BYTES_PER_SECOND,
-                                                instance, ti, box, part, pt->port);
+                                                PCIE_FAM_IIO_BW_OUT_ESTIMATE_BYTES_PER_SECOND, box,
+                                                part, pt->port);
                                 sample_label(&s, "direction", "tx");
                                 s.gauge = pt->out_rate;
                                 sample_emit(&em->out, &s);
@@ -942,14 +927,14 @@ static void emit_stack(struct emitter *em, const struct stack *st)
                 }
                 if (em->s->opts->detail < PCIE_DETAIL_FULL)
                         continue; /* raw counts: the full detail */
-                snprintf(ti, sizeof(ti), "bw_in_port%u", p);
-                s = part_sample(em, st, PCIE_FAM_IIO_COUNTS_TOTAL, instance, ti, box, part, NULL);
-                sample_label(&s, "event", ti);
+                snprintf(event, sizeof(event), "bw_in_port%u", p);
+                s = part_sample(em, st, PCIE_FAM_IIO_COUNTS_TOTAL, box, part, NULL);
+                sample_label(&s, "event", event);
                 s.counter = pt->in_counts;
                 sample_emit(&em->out, &s);
         }
         if (st->ioclk_index >= 0 && em->s->opts->detail >= PCIE_DETAIL_FULL) {
-                s = base(em, st, PCIE_FAM_IIO_COUNTS_TOTAL, instance, "ioclk");
+                s = base(em, st, PCIE_FAM_IIO_COUNTS_TOTAL);
                 sample_label(&s, "stack", box);
                 sample_label(&s, "event", "ioclk");
                 s.counter = st->ioclk_counts;
@@ -984,7 +969,7 @@ int intel_iio_socket_tick(struct intel_iio_socket *s, double now, struct sample_
                         emit_stack(&em, st);
         }
         s->cpu_seconds += thread_cpu_seconds() - cpu0;
-        sample_init(&cs, PCIE_FAM_COLLECTOR_CPU_SECONDS_TOTAL, s->name, "cpu");
+        sample_init(&cs, PCIE_FAM_COLLECTOR_CPU_SECONDS_TOTAL);
         sample_label(&cs, "pmu", "uncore_iio_free_running");
         sample_label(&cs, "socket", em.socket);
         cs.gauge = s->cpu_seconds;

@@ -546,12 +546,11 @@ static int read_window(struct nvidia_pcie_socket *s)
 
 /* ---- samples ---- */
 
-static struct pcie_sample base(const struct nvidia_pcie_socket *s, const struct pcie_family *family,
-                               const char *instance, const char *type_instance)
+static struct pcie_sample base(const struct nvidia_pcie_socket *s, const struct pcie_family *family)
 {
         struct pcie_sample x;
 
-        sample_init(&x, family, instance, type_instance);
+        sample_init(&x, family);
         sample_label(&x, "pmu", s->name);
         return x;
 }
@@ -571,10 +570,10 @@ static void emit_port(const struct nvidia_pcie_socket *s, struct sample_emitter 
         const struct port *p = &s->ports[bit];
         struct pcie_util util[2];
         struct pcie_sample x;
-        char bits[4], ti[48];
+        char bits[4];
 
         snprintf(bits, sizeof(bits), "%u", bit);
-        x = base(s, PCIE_FAM_PMU_PORT_INFO, p->bdf, "");
+        x = base(s, PCIE_FAM_PMU_PORT_INFO);
         sample_label(&x, "port", p->bdf);
         sample_label(&x, "bit", bits);
         sample_label(&x, "mapping", nvidia_pcie_mapping_name(p->mapping));
@@ -584,13 +583,12 @@ static void emit_port(const struct nvidia_pcie_socket *s, struct sample_emitter 
                 return;
         /* wr_bytes: the devices' memory writes (rx, MWr); rd_bytes: the
          * data of their reads (tx, completions). Payload only. */
-        x = base(s, PCIE_FAM_PORT_BANDWIDTH_BYTES_PER_SECOND, p->bdf, "rx_mwr");
+        x = base(s, PCIE_FAM_PORT_BANDWIDTH_BYTES_PER_SECOND);
         sample_label(&x, "port", p->bdf);
         sample_label(&x, "direction", "rx");
         sample_label(&x, "tlp", "mwr");
         x.gauge = p->wr[0] + p->wr[1];
         sample_emit(em, &x);
-        x.type_instance = "tx_cpl";
         x.labels[x.label_count - 2].value = "tx";
         x.labels[x.label_count - 1].value = "cpl";
         x.gauge = p->rd[0] + p->rd[1];
@@ -604,26 +602,14 @@ static void emit_port(const struct nvidia_pcie_socket *s, struct sample_emitter 
                       PCIE_TLP_COMPLETION_HEADER_BYTES, -1);
         for (int dir = 0; dir < 2 && p->capacity; dir++) {
                 static const char *const names[2] = {"rx", "tx"};
-                double raw, effective;
 
-                if (pcie_util_ratios(&util[dir], &raw, &effective))
-                        continue;
-                snprintf(ti, sizeof(ti), "%s-raw", names[dir]);
-                x = base(s, PCIE_FAM_PORT_UTILIZATION_RATIO, p->bdf, ti);
+                x = base(s, PCIE_FAM_PORT_UTILIZATION_RATIO);
                 sample_label(&x, "port", p->bdf);
                 sample_label(&x, "direction", names[dir]);
-                sample_label(&x, "capacity", "raw");
-                x.gauge = raw;
-                sample_emit(em, &x);
-                if (isnan(effective))
-                        continue;
-                snprintf(ti, sizeof(ti), "%s-effective", names[dir]);
-                x.labels[x.label_count - 1].value = "effective";
-                x.gauge = effective;
-                sample_emit(em, &x);
+                pcie_util_emit(&util[dir], &x, em);
         }
         if (p->have_latency) {
-                x = base(s, PCIE_FAM_PORT_LATENCY_SECONDS, p->bdf, "rx_mrd");
+                x = base(s, PCIE_FAM_PORT_LATENCY_SECONDS);
                 sample_label(&x, "port", p->bdf);
                 sample_label(&x, "event", "rx_mrd");
                 x.gauge = p->latency_s;
@@ -637,26 +623,23 @@ static void emit_port(const struct nvidia_pcie_socket *s, struct sample_emitter 
         if (s->opts->detail < PCIE_DETAIL_DEFAULT)
                 goto full;
         /* Requests per second, and the bandwidth by memory (local or remote). */
-        x = base(s, PCIE_FAM_PORT_REQUESTS_PER_SECOND, p->bdf, "rx_mwr");
+        x = base(s, PCIE_FAM_PORT_REQUESTS_PER_SECOND);
         sample_label(&x, "port", p->bdf);
         sample_label(&x, "direction", "rx");
         sample_label(&x, "tlp", "mwr");
         x.gauge = p->wr_req;
         sample_emit(em, &x);
-        x.type_instance = "rx_mrd";
         x.labels[x.label_count - 1].value = "mrd";
         x.gauge = p->rd_req;
         sample_emit(em, &x);
         for (int m = 0; m < 2; m++) {
-                snprintf(ti, sizeof(ti), "rx_mwr-%s", memory[m]);
-                x = base(s, PCIE_FAM_PORT_MEMORY_BANDWIDTH_BYTES_PER_SECOND, p->bdf, ti);
+                x = base(s, PCIE_FAM_PORT_MEMORY_BANDWIDTH_BYTES_PER_SECOND);
                 sample_label(&x, "port", p->bdf);
                 sample_label(&x, "direction", "rx");
                 sample_label(&x, "tlp", "mwr");
                 sample_label(&x, "memory", memory[m]);
                 x.gauge = p->wr[m];
                 sample_emit(em, &x);
-                snprintf(ti, sizeof(ti), "tx_cpl-%s", memory[m]);
                 x.labels[x.label_count - 3].value = "tx";
                 x.labels[x.label_count - 2].value = "cpl";
                 x.gauge = p->rd[m];
@@ -666,14 +649,13 @@ full:
         if (s->opts->detail < PCIE_DETAIL_FULL)
                 return;
         for (size_t e = 0; e < EV_COUNT; e++) {
-                snprintf(ti, sizeof(ti), "%s-%s", bits, event_names[e]);
-                x = base(s, PCIE_FAM_PMU_COUNTS_TOTAL, p->bdf, ti);
+                x = base(s, PCIE_FAM_PMU_COUNTS_TOTAL);
                 sample_label(&x, "target", p->bdf);
                 sample_label(&x, "event", event_names[e]);
                 x.counter = p->totals[e];
                 sample_emit(em, &x);
         }
-        x = base(s, PCIE_FAM_PMU_COUNTING_SECONDS_TOTAL, p->bdf, "root_port");
+        x = base(s, PCIE_FAM_PMU_COUNTING_SECONDS_TOTAL);
         sample_label(&x, "target", p->bdf);
         sample_label(&x, "event", "root_port");
         x.gauge = p->counting_s;
@@ -711,26 +693,25 @@ int nvidia_pcie_socket_tick(struct nvidia_pcie_socket *s, double now, struct sam
                 if (s->ports[b].have_rate && coverage(s, &s->ports[b], elapsed) < worst)
                         worst = coverage(s, &s->ports[b], elapsed);
         }
-        x = base(s, PCIE_FAM_PMU_INFO, s->name, "");
+        x = base(s, PCIE_FAM_PMU_INFO);
         sample_label(&x, "node", s->node_text);
         sample_label(&x, "identifier", s->identifier);
         sample_label(&x, "ports", s->ports_label);
         x.gauge = 1;
         sample_emit(&em, &x);
-        x = base(s, PCIE_FAM_PMU_MEASUREMENTS, s->name, "planned");
+        x = base(s, PCIE_FAM_PMU_MEASUREMENTS);
         x.gauge = (double)s->mapped;
         sample_emit(&em, &x);
         sample_set_family(&x, PCIE_FAM_PMU_MEASUREMENTS_COUNTING);
-        x.type_instance = "counting";
         x.gauge = s->group ? 1 : 0;
         sample_emit(&em, &x);
         if (s->opts->detail < PCIE_DETAIL_FULL && worst <= 1) {
-                x = base(s, PCIE_FAM_PMU_COVERAGE_RATIO, s->name, "");
+                x = base(s, PCIE_FAM_PMU_COVERAGE_RATIO);
                 x.gauge = worst;
                 sample_emit(&em, &x);
         }
         s->cpu_seconds += thread_cpu_seconds() - cpu0;
-        x = base(s, PCIE_FAM_COLLECTOR_CPU_SECONDS_TOTAL, s->name, "");
+        x = base(s, PCIE_FAM_COLLECTOR_CPU_SECONDS_TOTAL);
         x.gauge = s->cpu_seconds;
         sample_emit(&em, &x);
         return ret ? ret : em.err;

@@ -185,6 +185,23 @@ int pcie_util_ratios(const struct pcie_util *u, double *raw, double *effective)
         return 0;
 }
 
+int pcie_util_emit(const struct pcie_util *u, struct pcie_sample *s, struct sample_emitter *em)
+{
+        double raw, effective;
+        int err = pcie_util_ratios(u, &raw, &effective);
+
+        if (err)
+                return err;
+        sample_label(s, "capacity", "raw");
+        s->gauge = raw;
+        err = sample_emit(em, s);
+        if (err || isnan(effective))
+                return err; /* headers only: the payload is not known */
+        s->labels[s->label_count - 1].value = "effective";
+        s->gauge = effective;
+        return sample_emit(em, s);
+}
+
 bool pcie_link_tracker_update(struct pcie_link_tracker *t, const struct pcie_link_regs *regs)
 {
         bool changed =

@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include "pcie_cfg.h"
+#include "sample.h"
 
 #define PCIE_SPEED_CODE_MAX 7 /* 1..6 defined, 7 = 128 GT/s (proposed) */
 
@@ -133,6 +134,15 @@ void pcie_util_add(struct pcie_util *u, enum pcie_counts what, double counted, b
 /* The two ratios; effective is NaN when a payload was unknown. -EINVAL
  * (both NaN) without a capacity. */
 int pcie_util_ratios(const struct pcie_util *u, double *raw, double *effective);
+
+/*
+ * pcie_util_emit - the ratios as pcie_port_utilization_ratio samples: @s
+ * (of that family, with every label but capacity) goes out with
+ * capacity="raw", then with capacity="effective" unless the payload is
+ * unknown. -EINVAL, nothing emitted, without a capacity; else 0 or
+ * sample_emit's failure.
+ */
+int pcie_util_emit(const struct pcie_util *u, struct pcie_sample *s, struct sample_emitter *em);
 
 /*
  * Tracks link state across samples to count changes of speed or width

@@ -191,31 +191,32 @@ struct emitter {
 };
 
 static void function_sample(struct pcie_sample *s, struct emitter *em,
-                            const struct pcie_family *family, const char *type_instance)
+                            const struct pcie_family *family)
 {
-        sample_init(s, family, em->bdf, type_instance);
+        sample_init(s, family);
         sample_label(s, "bdf", em->bdf);
 }
 
-static int emit_gauge(struct emitter *em, const struct pcie_family *family,
-                      const char *type_instance, const char *label, double value)
+/* A gauge of the function with one more label (or none: NULL). */
+static int emit_gauge(struct emitter *em, const struct pcie_family *family, const char *label,
+                      const char *label_value, double value)
 {
         struct pcie_sample s;
 
-        function_sample(&s, em, family, type_instance);
+        function_sample(&s, em, family);
         if (label)
-                sample_label(&s, label, type_instance);
+                sample_label(&s, label, label_value);
         s.gauge = value;
         return sample_emit(&em->out, &s);
 }
 
-static int emit_counter(struct emitter *em, const struct pcie_family *family,
-                        const char *type_instance, uint64_t value, const char *label1,
-                        const char *value1, const char *label2, const char *value2)
+static int emit_counter(struct emitter *em, const struct pcie_family *family, uint64_t value,
+                        const char *label1, const char *value1, const char *label2,
+                        const char *value2)
 {
         struct pcie_sample s;
 
-        function_sample(&s, em, family, type_instance);
+        function_sample(&s, em, family);
         if (label1)
                 sample_label(&s, label1, value1);
         if (label2)
@@ -234,7 +235,7 @@ static int emit_info(struct emitter *em, const struct pcie_topo *topo,
         snprintf(device, sizeof(device), "0x%04x", f->info.device_id);
         snprintf(class, sizeof(class), "0x%06x", f->info.class_code);
         snprintf(numa, sizeof(numa), "%d", f->numa_node);
-        function_sample(&s, em, PCIE_FAM_DEVICE_INFO, "");
+        function_sample(&s, em, PCIE_FAM_DEVICE_INFO);
         sample_label(&s, "vendor_id", vendor);
         sample_label(&s, "device_id", device);
         sample_label(&s, "class", class);
@@ -259,30 +260,30 @@ static int emit_link(struct emitter *em, const struct pcie_function *f, struct d
         int err;
 
         pcie_link_tracker_update(&st->link, l);
-        err = emit_gauge(em, PCIE_FAM_LINK_SPEED_TRANSFERS_PER_SECOND, "current", "state",
+        err = emit_gauge(em, PCIE_FAM_LINK_SPEED_TRANSFERS_PER_SECOND, "state", "current",
                          pcie_speed_gts(l->cur_speed_code) * 1e9);
         if (!err)
-                err = emit_gauge(em, PCIE_FAM_LINK_SPEED_TRANSFERS_PER_SECOND, "max", "state",
+                err = emit_gauge(em, PCIE_FAM_LINK_SPEED_TRANSFERS_PER_SECOND, "state", "max",
                                  pcie_speed_gts(max_code) * 1e9);
         if (!err)
-                err = emit_gauge(em, PCIE_FAM_LINK_WIDTH_LANES, "current", "state", l->cur_width);
+                err = emit_gauge(em, PCIE_FAM_LINK_WIDTH_LANES, "state", "current", l->cur_width);
         if (!err)
-                err = emit_gauge(em, PCIE_FAM_LINK_WIDTH_LANES, "max", "state", l->max_width);
+                err = emit_gauge(em, PCIE_FAM_LINK_WIDTH_LANES, "state", "max", l->max_width);
         /* Capacity follows from speed and width; the utilisation ratios
          * already use it. */
         if (!err && detail >= PCIE_DETAIL_DEFAULT)
-                err = emit_gauge(em, PCIE_FAM_LINK_CAPACITY_BYTES_PER_SECOND, "current", "state",
+                err = emit_gauge(em, PCIE_FAM_LINK_CAPACITY_BYTES_PER_SECOND, "state", "current",
                                  (double)f->capacity_current);
         if (!err && detail >= PCIE_DETAIL_FULL)
-                err = emit_gauge(em, PCIE_FAM_LINK_CAPACITY_BYTES_PER_SECOND, "max", "state",
+                err = emit_gauge(em, PCIE_FAM_LINK_CAPACITY_BYTES_PER_SECOND, "state", "max",
                                  (double)f->capacity_max);
         if (!err)
-                err = emit_gauge(em, PCIE_FAM_LINK_UP, "", NULL, f->link_up);
+                err = emit_gauge(em, PCIE_FAM_LINK_UP, NULL, NULL, f->link_up);
         if (!err)
-                err = emit_gauge(em, PCIE_FAM_LINK_DOWNTRAINED, "", NULL, f->downtrained);
+                err = emit_gauge(em, PCIE_FAM_LINK_DOWNTRAINED, NULL, NULL, f->downtrained);
         if (!err)
-                err = emit_counter(em, PCIE_FAM_LINK_CHANGES_TOTAL, "", st->link.changes, NULL,
-                                   NULL, NULL, NULL);
+                err = emit_counter(em, PCIE_FAM_LINK_CHANGES_TOTAL, st->link.changes, NULL, NULL,
+                                   NULL, NULL);
         return err;
 }
 
@@ -301,35 +302,35 @@ static int emit_audit(struct pcie_monitor *mon, struct emitter *em, const struct
         int err = 0;
 
         if (full)
-                err = emit_gauge(em, PCIE_FAM_MAX_PAYLOAD_SIZE_BYTES, "supported", "setting",
+                err = emit_gauge(em, PCIE_FAM_MAX_PAYLOAD_SIZE_BYTES, "setting", "supported",
                                  f->info.mpss_bytes);
         if (!err)
-                err = emit_gauge(em, PCIE_FAM_MAX_PAYLOAD_SIZE_BYTES, "configured", "setting",
+                err = emit_gauge(em, PCIE_FAM_MAX_PAYLOAD_SIZE_BYTES, "setting", "configured",
                                  f->info.mps_bytes);
         if (!err && full)
-                err = emit_gauge(em, PCIE_FAM_MAX_PAYLOAD_SIZE_BYTES, "path_best", "setting",
+                err = emit_gauge(em, PCIE_FAM_MAX_PAYLOAD_SIZE_BYTES, "setting", "path_best",
                                  fa->best_mps_bytes);
         if (!err)
-                err = emit_gauge(em, PCIE_FAM_MAX_READ_REQUEST_SIZE_BYTES, "", NULL,
+                err = emit_gauge(em, PCIE_FAM_MAX_READ_REQUEST_SIZE_BYTES, NULL, NULL,
                                  f->info.mrrs_bytes);
         if (!err && full)
-                err = emit_gauge(em, PCIE_FAM_PAYLOAD_EFFICIENCY_RATIO, "current", "setting",
+                err = emit_gauge(em, PCIE_FAM_PAYLOAD_EFFICIENCY_RATIO, "setting", "current",
                                  fa->efficiency_current);
         if (!err && full)
-                err = emit_gauge(em, PCIE_FAM_PAYLOAD_EFFICIENCY_RATIO, "best", "setting",
+                err = emit_gauge(em, PCIE_FAM_PAYLOAD_EFFICIENCY_RATIO, "setting", "best",
                                  fa->efficiency_best);
         for (int p = 0; p < PCIE_POLICY_COUNT && !err && detail >= PCIE_DETAIL_DEFAULT; p++) {
                 unsigned int mps = pcie_audit_settings(audit, (enum pcie_policy)p)[index].mps_bytes;
 
                 if (full || mps != f->info.mps_bytes)
-                        err = emit_gauge(em, PCIE_FAM_POLICY_MAX_PAYLOAD_SIZE_BYTES,
-                                         pcie_policy_name((enum pcie_policy)p), "policy", mps);
+                        err = emit_gauge(em, PCIE_FAM_POLICY_MAX_PAYLOAD_SIZE_BYTES, "policy",
+                                         pcie_policy_name((enum pcie_policy)p), mps);
         }
         for (int sev = PCIE_SEV_INFO; sev <= PCIE_SEV_CRITICAL && !err; sev++) {
                 mon->findings[sev] += fa->finding_count[sev];
                 if (full)
-                        err = emit_gauge(em, PCIE_FAM_AUDIT_FINDINGS,
-                                         pcie_severity_name((enum pcie_severity)sev), "severity",
+                        err = emit_gauge(em, PCIE_FAM_AUDIT_FINDINGS, "severity",
+                                         pcie_severity_name((enum pcie_severity)sev),
                                          fa->finding_count[sev]);
         }
         for (size_t i = 0; i < pcie_audit_finding_count(audit) && !err; i++) {
@@ -338,7 +339,7 @@ static int emit_audit(struct pcie_monitor *mon, struct emitter *em, const struct
 
                 if (fd->func != index)
                         continue;
-                function_sample(&s, em, PCIE_FAM_AUDIT_FINDING, pcie_finding_kind_name(fd->kind));
+                function_sample(&s, em, PCIE_FAM_AUDIT_FINDING);
                 sample_label(&s, "finding", pcie_finding_kind_name(fd->kind));
                 sample_label(&s, "severity", pcie_severity_name(fd->severity));
                 s.gauge = 1;
@@ -423,26 +424,25 @@ static int emit_aer(struct pcie_monitor *mon, struct emitter *em, const struct p
                 if (!aer.has_class[c])
                         continue;
                 for (size_t i = 0; i < aer.classes[c].count && !err; i++) {
-                        char safe[AER_NAME_LEN], ti[AER_NAME_LEN + 16];
+                        char safe[AER_NAME_LEN];
 
                         if (!aer_type_published(mon->opts.detail, st, c, i,
                                                 aer.classes[c].counters[i].count))
                                 continue;
                         aer_sanitize_name(aer.classes[c].counters[i].name, safe, sizeof(safe));
-                        snprintf(ti, sizeof(ti), "%s_%s", cls, safe);
-                        err = emit_counter(em, PCIE_FAM_AER_ERRORS_TOTAL, ti,
+                        err = emit_counter(em, PCIE_FAM_AER_ERRORS_TOTAL,
                                            aer.classes[c].counters[i].count, "severity", cls,
                                            "error", safe);
                 }
                 if (!err && aer.classes[c].has_total)
-                        err = emit_counter(em, PCIE_FAM_AER_DEVICE_ERRORS_TOTAL, cls,
+                        err = emit_counter(em, PCIE_FAM_AER_DEVICE_ERRORS_TOTAL,
                                            aer.classes[c].total, "severity", cls, NULL, NULL);
         }
         for (int c = 0; c < AER_CLASS_COUNT && !err; c++) {
                 const char *cls = aer_class_name((enum aer_class)c);
 
                 if (aer.has_rootport_total[c])
-                        err = emit_counter(em, PCIE_FAM_AER_ROOTPORT_ERRORS_TOTAL, cls,
+                        err = emit_counter(em, PCIE_FAM_AER_ROOTPORT_ERRORS_TOTAL,
                                            aer.rootport_total[c], "severity", cls, NULL, NULL);
         }
         return err;
@@ -514,19 +514,18 @@ static int emit_globals(struct pcie_monitor *mon, pcie_emit_fn emit, void *ctx)
         struct pcie_sample s;
         int err;
 
-        err = emit_gauge(&em, PCIE_FAM_FUNCTIONS, "", NULL, (double)mon->selected);
+        err = emit_gauge(&em, PCIE_FAM_FUNCTIONS, NULL, NULL, (double)mon->selected);
         if (err || !mon->opts.collect_audit)
                 return err;
         /* The machine's finding counts: sum by (severity) reads the same at
          * every detail, per function only at full. */
         for (int sev = PCIE_SEV_INFO;
              sev <= PCIE_SEV_CRITICAL && !err && mon->opts.detail < PCIE_DETAIL_FULL; sev++)
-                err = emit_gauge(&em, PCIE_FAM_AUDIT_FINDINGS,
-                                 pcie_severity_name((enum pcie_severity)sev), "severity",
-                                 mon->findings[sev]);
+                err = emit_gauge(&em, PCIE_FAM_AUDIT_FINDINGS, "severity",
+                                 pcie_severity_name((enum pcie_severity)sev), mon->findings[sev]);
         if (err)
                 return err;
-        function_sample(&s, &em, PCIE_FAM_MPS_POLICY_INFO, "");
+        function_sample(&s, &em, PCIE_FAM_MPS_POLICY_INFO);
         sample_label(&s, "policy", pcie_policy_name(mon->policy));
         sample_label(&s, "source", mon->policy_source);
         s.gauge = 1;

@@ -985,20 +985,18 @@ struct emitter {
         struct sample_emitter out;
 };
 
-static struct pcie_sample base(const struct ptt_capture *c, const struct pcie_family *family,
-                               const char *type_instance)
+static struct pcie_sample base(const struct ptt_capture *c, const struct pcie_family *family)
 {
         struct pcie_sample s;
 
-        sample_init(&s, family, perf_pmu_name(c->pmu), type_instance);
+        sample_init(&s, family);
         sample_label(&s, "pmu", perf_pmu_name(c->pmu));
         return s;
 }
 
-static void emit_counter(struct emitter *em, const struct pcie_family *family, const char *ti,
-                         uint64_t v)
+static void emit_counter(struct emitter *em, const struct pcie_family *family, uint64_t v)
 {
-        struct pcie_sample s = base(em->c, family, ti);
+        struct pcie_sample s = base(em->c, family);
 
         s.counter = v;
         sample_emit(&em->out, &s);
@@ -1006,7 +1004,6 @@ static void emit_counter(struct emitter *em, const struct pcie_family *family, c
 
 static void emit_mix(struct emitter *em, const struct ptt_stats *t)
 {
-        char ti[64];
 
         for (int d = 0; d < PTT_DIR_COUNT; d++) {
                 for (int k = 1; k < TLP_KIND_COUNT; k++) {
@@ -1017,8 +1014,7 @@ static void emit_mix(struct emitter *em, const struct ptt_stats *t)
 
                         if (!n->tlps)
                                 continue;
-                        snprintf(ti, sizeof(ti), "%s-%s", dir, kind);
-                        s = base(em->c, PCIE_FAM_PTT_TLPS_TOTAL, ti);
+                        s = base(em->c, PCIE_FAM_PTT_TLPS_TOTAL);
                         sample_label(&s, "direction", dir);
                         sample_label(&s, "kind", kind);
                         s.counter = n->tlps;
@@ -1035,7 +1031,7 @@ static void emit_requesters(struct emitter *em, const struct ptt_stats *t)
         const struct ptt_capture *c = em->c;
         size_t cap = (size_t)c->o.top_n + 1, n;
         struct ptt_requester_row *rows = calloc(cap, sizeof(*rows));
-        char bdf[PTT_BDF_LEN], ti[64];
+        char bdf[PTT_BDF_LEN];
 
         if (!rows) {
                 em->out.err = -ENOMEM;
@@ -1059,8 +1055,7 @@ static void emit_requesters(struct emitter *em, const struct ptt_stats *t)
                                 sum += r->by_kind[d][k].tlps;
                         if (!sum)
                                 continue;
-                        snprintf(ti, sizeof(ti), "%s-%s", bdf, ptt_dir_name((enum ptt_dir)d));
-                        s = base(c, PCIE_FAM_PTT_REQUESTER_TLPS_TOTAL, ti);
+                        s = base(c, PCIE_FAM_PTT_REQUESTER_TLPS_TOTAL);
                         sample_label(&s, "requester", bdf);
                         sample_label(&s, "direction", ptt_dir_name((enum ptt_dir)d));
                         s.counter = sum;
@@ -1080,7 +1075,7 @@ static void emit_hist(struct emitter *em, const struct ptt_hist *h, const char *
 {
         const struct ptt_capture *c = em->c;
         double hz = (double)c->o.clock_hz;
-        char le[32], ti[64];
+        char le[32];
         struct pcie_sample s;
 
         for (unsigned int g = LE_FIRST_GROUP; g <= LE_LAST_GROUP + 1; g++) {
@@ -1091,23 +1086,19 @@ static void emit_hist(struct emitter *em, const struct ptt_hist *h, const char *
                         snprintf(le, sizeof(le), "+Inf");
                 else
                         snprintf(le, sizeof(le), "%.9g", (double)ptt_hist_bucket_le(i) / hz);
-                snprintf(ti, sizeof(ti), "%s-le-%s", which, le);
-                s = base(c, PCIE_FAM_PTT_COMPLETION_LATENCY_SECONDS, ti);
+                s = base(c, PCIE_FAM_PTT_COMPLETION_LATENCY_SECONDS);
                 s.metric = PCIE_FAM_PTT_COMPLETION_LATENCY_SECONDS->bucket;
                 sample_label(&s, "completion", which);
                 sample_label(&s, "le", le);
                 s.gauge = (double)ptt_hist_cumulative(h, i);
                 sample_emit(&em->out, &s);
         }
-        snprintf(ti, sizeof(ti), "%s-sum", which);
-        s = base(c, PCIE_FAM_PTT_COMPLETION_LATENCY_SECONDS, ti);
+        s = base(c, PCIE_FAM_PTT_COMPLETION_LATENCY_SECONDS);
         s.metric = PCIE_FAM_PTT_COMPLETION_LATENCY_SECONDS->sum;
         sample_label(&s, "completion", which);
         s.gauge = (double)h->sum / hz;
         sample_emit(&em->out, &s);
-        snprintf(ti, sizeof(ti), "%s-count", which);
         s.metric = PCIE_FAM_PTT_COMPLETION_LATENCY_SECONDS->count;
-        s.type_instance = ti;
         s.gauge = (double)h->count;
         sample_emit(&em->out, &s);
 }
@@ -1115,12 +1106,10 @@ static void emit_hist(struct emitter *em, const struct ptt_hist *h, const char *
 static void emit_latency(struct emitter *em, const struct ptt_stats *t)
 {
         static const char *const which[2] = {"first", "last"};
-        static const char *const qn[3] = {"0.5", "0.9", "0.99"};
         /* The label says percentile, not quantile: Prometheus keeps the
          * "quantile" label for summaries (promtool check metrics). */
         static const char *const pct[3] = {"50", "90", "99"};
         const struct ptt_capture *c = em->c;
-        char ti[64];
 
         /* Below the full detail only the time to the completion that ends
          * a request (the same as the first one unless completions split):
@@ -1137,8 +1126,7 @@ static void emit_latency(struct emitter *em, const struct ptt_stats *t)
                 for (int j = 0; j < 3; j++) {
                         struct pcie_sample s;
 
-                        snprintf(ti, sizeof(ti), "%s-q%s", which[i], qn[j]);
-                        s = base(c, PCIE_FAM_PTT_COMPLETION_LATENCY_QUANTILE_SECONDS, ti);
+                        s = base(c, PCIE_FAM_PTT_COMPLETION_LATENCY_QUANTILE_SECONDS);
                         sample_label(&s, "completion", which[i]);
                         sample_label(&s, "percentile", pct[j]);
                         s.gauge = c->st.quantile[i][j];
@@ -1146,40 +1134,37 @@ static void emit_latency(struct emitter *em, const struct ptt_stats *t)
                 }
         }
         {
-                struct pcie_sample s = base(c, PCIE_FAM_PTT_UNMATCHED_TOTAL, "unmatched-request");
+                struct pcie_sample s = base(c, PCIE_FAM_PTT_UNMATCHED_TOTAL);
 
                 sample_label(&s, "side", "request");
                 s.counter = t->match.unmatched_requests + t->match.incomplete_requests;
                 sample_emit(&em->out, &s);
-                s = base(c, PCIE_FAM_PTT_UNMATCHED_TOTAL, "unmatched-completion");
+                s = base(c, PCIE_FAM_PTT_UNMATCHED_TOTAL);
                 sample_label(&s, "side", "completion");
                 s.counter = t->match.unmatched_completions;
                 sample_emit(&em->out, &s);
         }
-        emit_counter(em, PCIE_FAM_PTT_TAG_REUSE_TOTAL, "tag-reuse", t->match.tag_reuse);
+        emit_counter(em, PCIE_FAM_PTT_TAG_REUSE_TOTAL, t->match.tag_reuse);
 }
 
 static void emit_coverage(struct emitter *em, const struct ptt_stats *t)
 {
         const struct ptt_capture *c = em->c;
-        char ti[64];
 
         for (int r = 0; r < PTT_WINDOW_RESULTS; r++) {
                 const char *name = ptt_window_result_name((enum ptt_window_result)r);
                 struct pcie_sample s;
 
-                snprintf(ti, sizeof(ti), "windows-%s", name);
-                s = base(c, PCIE_FAM_PTT_WINDOWS_TOTAL, ti);
+                s = base(c, PCIE_FAM_PTT_WINDOWS_TOTAL);
                 sample_label(&s, "result", name);
                 s.counter = c->st.windows[r];
                 sample_emit(&em->out, &s);
         }
-        emit_counter(em, PCIE_FAM_PTT_RESTARTS_TOTAL, "restarts", c->st.restarts);
-        emit_counter(em, PCIE_FAM_PTT_TRACE_BYTES_TOTAL, "trace", c->st.trace_bytes);
-        emit_counter(em, PCIE_FAM_PTT_ENTRIES_TOTAL, "entries", t->cov.entries);
-        emit_counter(em, PCIE_FAM_PTT_MALFORMED_TOTAL, "malformed",
-                     t->cov.malformed + t->cov.unknown_tlp);
-        emit_counter(em, PCIE_FAM_PTT_TRUNCATED_TOTAL, "truncated", c->st.truncated);
+        emit_counter(em, PCIE_FAM_PTT_RESTARTS_TOTAL, c->st.restarts);
+        emit_counter(em, PCIE_FAM_PTT_TRACE_BYTES_TOTAL, c->st.trace_bytes);
+        emit_counter(em, PCIE_FAM_PTT_ENTRIES_TOTAL, t->cov.entries);
+        emit_counter(em, PCIE_FAM_PTT_MALFORMED_TOTAL, t->cov.malformed + t->cov.unknown_tlp);
+        emit_counter(em, PCIE_FAM_PTT_TRUNCATED_TOTAL, c->st.truncated);
 }
 
 int ptt_capture_samples(struct ptt_capture *c, struct sample_set *out)

@@ -199,7 +199,7 @@ int ptt_tuner_samples(struct ptt_tuner *t, struct sample_set *out)
                          * left out this interval, not reported as 0. */
                         if (read_knob(t, d, (enum ptt_knob)k, &value))
                                 continue;
-                        sample_init(&s, PCIE_FAM_PTT_TUNE, d->pmu, knob_names[k]);
+                        sample_init(&s, PCIE_FAM_PTT_TUNE);
                         sample_label(&s, "pmu", d->pmu);
                         sample_label(&s, "knob", knob_names[k]);
                         s.gauge = value;

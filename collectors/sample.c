@@ -106,9 +106,7 @@ int sample_set_add(struct sample_set *set, const struct pcie_sample *s)
                 set->cap = cap;
         }
         copy.metric = store(set, s->metric);
-        copy.instance = store(set, s->instance ? s->instance : "");
-        copy.type_instance = store(set, s->type_instance ? s->type_instance : "");
-        if (!copy.metric || !copy.instance || !copy.type_instance)
+        if (!copy.metric)
                 return -ENOMEM;
         for (size_t i = 0; i < s->label_count && i < PCIE_SAMPLE_MAX_LABELS; i++) {
                 copy.labels[i].name = store(set, s->labels[i].name);
@@ -165,13 +163,10 @@ void sample_set_swap(struct sample_set *a, struct sample_set *b)
 
 /* ---- the emitter kit ---- */
 
-void sample_init(struct pcie_sample *s, const struct pcie_family *family, const char *instance,
-                 const char *type_instance)
+void sample_init(struct pcie_sample *s, const struct pcie_family *family)
 {
         memset(s, 0, sizeof(*s));
         sample_set_family(s, family);
-        s->instance = instance ? instance : "";
-        s->type_instance = type_instance ? type_instance : "";
 }
 
 void sample_set_family(struct pcie_sample *s, const struct pcie_family *family)

@@ -3,9 +3,10 @@
  * sample.h - the neutral sample every source produces, sample sets, and the
  * one emitter kit the sources build their samples with.
  *
- * A sample is one value of a metric family with its labels, and the
- * collectd instances it maps to; hosts (the collectd plugin, the CLI, ...)
- * turn samples into whatever they speak. This is the bottom layer of
+ * A sample is one value of a metric family with its labels, nothing more;
+ * hosts (the collectd plugin, the CLI, ...) turn samples into whatever
+ * they speak (the collectd plugin derives its identity from the family and
+ * the labels: plugin/pcie_identity.h). This is the bottom layer of
  * collectors/: it includes nothing else of the project, so every source,
  * the engine and every host can use it without pulling in a collector.
  */
@@ -87,8 +88,6 @@ struct pcie_sample {
          * _bucket, _sum or _count series. */
         const char *metric;
         enum pcie_metric_kind kind; /* the family's */
-        const char *instance;       /* collectd plugin_instance: a BDF, or "" */
-        const char *type_instance;  /* collectd type_instance, or "" */
         double gauge;               /* every kind but COUNTER */
         uint64_t counter;           /* COUNTER */
         size_t label_count;
@@ -151,13 +150,11 @@ struct sample_emitter {
         int err; /* the first failure: -ENOMEM or the callback's value */
 };
 
-/* A sample of @family (PCIE_FAM_...) with no labels and value 0. NULL
- * instance/type_instance: "". */
-void sample_init(struct pcie_sample *s, const struct pcie_family *family, const char *instance,
-                 const char *type_instance);
+/* A sample of @family (PCIE_FAM_...) with no labels and value 0. */
+void sample_init(struct pcie_sample *s, const struct pcie_family *family);
 
-/* Makes @s a sample of @family, keeping its labels, instances and value (a
- * source's companion series: the cycles of a latency in seconds...). */
+/* Makes @s a sample of @family, keeping its labels and value (a source's
+ * companion series: the cycles of a latency in seconds...). */
 void sample_set_family(struct pcie_sample *s, const struct pcie_family *family);
 
 /* Adds a label; a NULL or empty value is no label (as in Prometheus), and

@@ -337,7 +337,7 @@ int uncore_inventory_samples(const struct uncore_inventory *inv, struct sample_s
                 snprintf(invalid, sizeof(invalid), "%zu", t->invalid);
                 snprintf(skipped, sizeof(skipped), "%zu", t->skipped);
                 snprintf(trunc, sizeof(trunc), "%zu", t->truncated);
-                sample_init(&s, PCIE_FAM_UNCORE_DISCOVERY_INFO, bdf, "discovery");
+                sample_init(&s, PCIE_FAM_UNCORE_DISCOVERY_INFO);
                 s.gauge = 1;
                 sample_label(&s, "discovery", bdf);
                 sample_label(&s, "platform", uncore_platform_name(inv->platform));
@@ -353,7 +353,7 @@ int uncore_inventory_samples(const struct uncore_inventory *inv, struct sample_s
                 for (size_t k = 0; k < t->unit_count && !err; k++) {
                         const struct uncore_unit *u = &t->units[k];
                         const char *name = uncore_box_type_name(inv->platform, u->type);
-                        char type_id[8], type_name[24], ti[48];
+                        char type_id[8], type_name[24];
                         size_t n = 0;
                         bool first = true;
 
@@ -369,8 +369,7 @@ int uncore_inventory_samples(const struct uncore_inventory *inv, struct sample_s
                         snprintf(type_name, sizeof(type_name), "%s", name ? name : "");
                         if (!name)
                                 snprintf(type_name, sizeof(type_name), "type_%u", u->type);
-                        snprintf(ti, sizeof(ti), "%s-%s", type_name, uncore_access_name(u->access));
-                        sample_init(&s, PCIE_FAM_UNCORE_UNITS, bdf, ti);
+                        sample_init(&s, PCIE_FAM_UNCORE_UNITS);
                         s.gauge = (double)n;
                         sample_label(&s, "discovery", bdf);
                         sample_label(&s, "type", type_name);

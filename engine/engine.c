@@ -579,7 +579,7 @@ static void simulation_info(struct engine *e, engine_sink_fn sink, void *ctx)
         const struct sim_machine *m = sim_machine(e->sim);
         struct pcie_sample s;
 
-        sample_init(&s, PCIE_FAM_SIMULATION_INFO, "simulated", m->name);
+        sample_init(&s, PCIE_FAM_SIMULATION_INFO);
         sample_label(&s, "machine", m->name);
         sample_label(&s, "kernel", sim_kernel_name(m->kernel));
         s.gauge = 1;

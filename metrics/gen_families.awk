@@ -6,8 +6,10 @@
 #   awk -v out=catalog -f gen_families.awk families.spec            > prom_catalog_table.c
 #   awk -v out=types   -f gen_families.awk families.spec            > pcie_types.db
 #   awk -v out=docs -v docs=metrics.md -f gen_families.awk families.spec > metrics.md.new
+#   awk -v out=identity -f gen_families.awk families.spec          > pcie_identity_rules.c
 #
-# The .c files are build products; pcie_families.h, pcie_types.db and the
+# The .c files are build products (pcie_identity_rules.c: the collectd
+# identity rules of the pcie plugin, plugin/pcie_identity.h); pcie_families.h, pcie_types.db and the
 # tables of docs/metrics.md (the reference tables, the series budget's
 # detail column) are checked in, and tests/integration/families.sh fails
 # when they differ from what this script makes of the spec.
@@ -22,8 +24,8 @@ BEGIN {
 	kinds["float-counter"] = "PCIE_METRIC_FLOAT_COUNTER"
 	kinds["info"] = "PCIE_METRIC_INFO"
 	kinds["histogram"] = "PCIE_METRIC_HISTOGRAM"
-	if (out !~ /^(header|table|catalog|types|docs)$/)
-		die("out must be header, table, catalog, types or docs")
+	if (out !~ /^(header|table|catalog|types|docs|identity)$/)
+		die("out must be header, table, catalog, types, docs or identity")
 	if (out == "docs" && docs == "")
 		die("out=docs needs -v docs=FILE")
 }
@@ -49,9 +51,12 @@ function constant(name, c) {
 	return "PCIE_FAM_" toupper(c)
 }
 
-# Reads one stanza of the spec into rec[] (key -> value).
+# Reads one stanza of the spec into rec[] (key -> value), and its
+# collectd-identity lines (the one key given more than once) into
+# ident[1..nident].
 function parse(   i, line, key, n) {
 	split("", rec)
+	nident = 0
 	n = 0
 	for (i = 1; i <= NF; i++) {
 		line = $i
@@ -61,6 +66,12 @@ function parse(   i, line, key, n) {
 			fail("expected \"key value\": " line)
 		key = line
 		sub(/[ \t].*/, "", key)
+		if (key == "collectd-identity") {
+			ident[++nident] = substr(line, RLENGTH + 1)
+			check_identity(ident[nident])
+			n++
+			continue
+		}
 		if (key in rec)
 			fail("key " key " given twice")
 		rec[key] = substr(line, RLENGTH + 1)
@@ -128,6 +139,8 @@ function parse(   i, line, key, n) {
 			if (k == "type" || k == "unit" || k == "collectd" || k == "detail")
 				fail("family " f ": " k " belongs to the family's first row")
 	}
+	for (i = 1; i <= nident; i++)
+		fam_ident[f] = fam_ident[f] ident[i] "\n"
 	if ("netdata" in rec && index(" " fam_netdata[f] " ", " " rec["netdata"] " ") == 0)
 		fam_netdata[f] = fam_netdata[f] (fam_netdata[f] == "" ? "" : " ") rec["netdata"]
 	if (rec["doc-row"] == "no")
@@ -144,11 +157,62 @@ function parse(   i, line, key, n) {
 END {
 	if (failed)
 		exit 1
+	for (i = 1; i <= nfam; i++) {
+		f = fam_order[i]
+		if ((f in fam_ctype) != (fam_ident[f] != ""))
+			die("family " f ": a value of the pcie plugin (collectd) has collectd-identity lines, another family none")
+	}
 	if (out == "header") emit_header()
 	else if (out == "table") emit_table()
 	else if (out == "catalog") emit_catalog()
 	else if (out == "types") emit_types()
 	else if (out == "docs") emit_docs()
+	else if (out == "identity") emit_identity()
+}
+
+# "INSTANCE TYPE-INSTANCE": two templates of text and {references} (the
+# spec's header says which).
+function check_identity(v,   t, n, i, r) {
+	n = split(v, t, /[ \t]+/)
+	if (n != 2)
+		fail("collectd-identity is \"INSTANCE TYPE-INSTANCE\": " v)
+	for (i = 1; i <= 2; i++) {
+		r = t[i]
+		while (match(r, /\{[^{}]*\}/)) {
+			if (substr(r, RSTART + 1, RLENGTH - 2) !~ /^([a-z_]+|[a-z_]+=[^=*]+\*?|@series|\??pcie_[a-z_]+\[[a-z_]+=[a-z_]+\](\.[a-z_]+)?)$/)
+				fail("collectd-identity: not a reference: " substr(r, RSTART, RLENGTH))
+			r = substr(r, 1, RSTART - 1) substr(r, RSTART + RLENGTH)
+		}
+		if (r ~ /[{}]/)
+			fail("collectd-identity: unbalanced braces: " t[i])
+	}
+}
+
+function emit_identity(   i, f, n, k, line, t) {
+	print "/* Generated from metrics/families.spec by metrics/gen_families.awk: do not edit. */"
+	print "#include <stddef.h>"
+	print ""
+	print "#include \"pcie_identity.h\""
+	print ""
+	for (i = 1; i <= nfam; i++) {
+		f = fam_order[i]
+		if (fam_ident[f] == "")
+			continue
+		printf "static const struct pcie_identity_rule %s_rules[] = {\n", f
+		n = split(fam_ident[f], line, "\n")
+		for (k = 1; k < n; k++) {
+			split(line[k], t, /[ \t]+/)
+			printf "\t{%s, %s},\n", cstr(t[1] == "-" ? "" : t[1]), cstr(t[2] == "-" ? "" : t[2])
+		}
+		print "\t{NULL, NULL},"
+		print "};"
+	}
+	print ""
+	print "const struct pcie_identity_rule *const pcie_identity_rules[PCIE_FAMILY_COUNT] = {"
+	for (i = 1; i <= nfam; i++)
+		if (fam_ident[fam_order[i]] != "")
+			printf "\t[%s_ID] = %s_rules,\n", constant(fam_order[i]), fam_order[i]
+	print "};"
 }
 
 function emit_header(   i, f) {

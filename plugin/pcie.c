@@ -6,7 +6,9 @@
  * the sources and their threads) and the collectors below it. This file
  * hands collectd's configuration to the engine's option table, collectd's
  * logging and threads to the engine's host callbacks, and the engine's
- * finished intervals to plugin_dispatch_values() as value lists.
+ * finished intervals to plugin_dispatch_values() as value lists, each
+ * under the identity metrics/families.spec gives its family and labels
+ * (pcie_identity.h).
  *
  * With `Simulate "<machine>"` the whole plugin runs on a simulated machine:
  * said at startup in the log, and in a `simulated` label on every value.
@@ -22,6 +24,7 @@
 #include "collectd/core/utils/common/common.h"
 
 #include "engine.h"
+#include "pcie_identity.h"
 #include "pcie_types.h"
 
 #define PLUGIN_NAME "pcie"
@@ -124,9 +127,11 @@ static int add_meta(meta_data_t *meta, const struct pcie_sample *s)
         return err;
 }
 
-static void dispatch_sample(const struct pcie_sample *s)
+/* @s of the interval @set (its identity may read another sample of it). */
+static void dispatch_sample(const struct pcie_sample *s, const struct sample_set *set)
 {
         value_list_t vl = VALUE_LIST_INIT;
+        struct pcie_identity id;
         value_t value;
         int err;
 
@@ -138,9 +143,11 @@ static void dispatch_sample(const struct pcie_sample *s)
         vl.values = &value;
         vl.values_len = 1;
         sstrncpy(vl.plugin, PLUGIN_NAME, sizeof(vl.plugin));
-        sstrncpy(vl.plugin_instance, s->instance, sizeof(vl.plugin_instance));
+        /* No rule: empty instances, as a source without one always had. */
+        pcie_identity(s, set->samples, set->count, &id);
+        sstrncpy(vl.plugin_instance, id.plugin_instance, sizeof(vl.plugin_instance));
         sstrncpy(vl.type, s->family->collectd_type, sizeof(vl.type));
-        sstrncpy(vl.type_instance, s->type_instance, sizeof(vl.type_instance));
+        sstrncpy(vl.type_instance, id.type_instance, sizeof(vl.type_instance));
         vl.meta = meta_data_create();
         if (!vl.meta || add_meta(vl.meta, s)) {
                 /* Without meta the value still reads well through
@@ -159,7 +166,7 @@ static void dispatch_set(void *ctx, const struct engine_unit *unit, const struct
 {
         (void)ctx, (void)unit;
         for (size_t i = 0; i < set->count; i++)
-                dispatch_sample(&set->samples[i]);
+                dispatch_sample(&set->samples[i], set);
 }
 
 /* Only a failed scan of the whole bus is an error; it is logged once by

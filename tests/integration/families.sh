@@ -1,7 +1,8 @@
 #!/bin/bash
 # families.sh - the checked-in artefacts of metrics/families.spec are what
 # metrics/gen_families.awk makes of it: collectors/pcie_families.h,
-# plugin/pcie_types.db and the family tables of docs/metrics.md. After
+# plugin/pcie_types.db and the family tables of docs/metrics.md (and that
+# the identity rules of the pcie plugin are made). After
 # changing the spec, run `make update-families` (in the build directory)
 # and commit them with it.
 set -u
@@ -24,7 +25,7 @@ check() { # NAME, GENERATED, CHECKED-IN
 	fi
 }
 
-for out in header table catalog types; do
+for out in header table catalog types identity; do
 	n=$((n + 1))
 	if "$AWK" -v out=$out -f "$gen" "$spec" >"$tmp/$out" 2>"$tmp/err"; then
 		echo "ok $n - the spec makes out=$out"
@@ -40,16 +41,22 @@ check plugin/pcie_types.db "$tmp/types" "$top/plugin/pcie_types.db"
 check "docs/metrics.md's family tables" "$tmp/metrics.md" "$top/docs/metrics.md"
 
 # A broken spec is refused with the line that breaks it, never half made.
-printf 'section x\ntitle t\nheader h\n\nfamily pcie_bad_bytes\nsection x\ntype gauge\nunit seconds\nhelp h\n' >"$tmp/bad.spec"
-n=$((n + 1))
-if "$AWK" -v out=table -f "$gen" "$tmp/bad.spec" >/dev/null 2>"$tmp/err"; then
-	fail=$((fail + 1))
-	echo "not ok $n - a unit that is not a suffix of the name is refused"
-elif grep -q 'bad.spec:.*unit seconds is not a suffix' "$tmp/err"; then
-	echo "ok $n - a unit that is not a suffix of the name is refused, naming the line"
-else
-	fail=$((fail + 1))
-	echo "not ok $n - the refusal names the file and line: $(cat "$tmp/err")"
-fi
+refused() { # WHAT, OUT, PATTERN of the message, then the spec's text
+	printf '%b' "$4" >"$tmp/bad.spec"
+	n=$((n + 1))
+	if "$AWK" -v out="$2" -f "$gen" "$tmp/bad.spec" >/dev/null 2>"$tmp/err"; then
+		fail=$((fail + 1))
+		echo "not ok $n - $1 is refused"
+	elif grep -q "bad.spec:.*$3" "$tmp/err"; then
+		echo "ok $n - $1 is refused, naming the line"
+	else
+		fail=$((fail + 1))
+		echo "not ok $n - the refusal names the file and line: $(cat "$tmp/err")"
+	fi
+}
+refused "a unit that is not a suffix of the name" table 'unit seconds is not a suffix' \
+	'section x\ntitle t\nheader h\n\nfamily pcie_bad_bytes\nsection x\ntype gauge\nunit seconds\nhelp h\n'
+refused "a collectd-identity reference the plugin cannot read" identity 'not a reference: {state-x}' \
+	'section x\ntitle t\nheader h\n\nfamily pcie_bad_bytes\nsection x\ntype gauge\nunit bytes\nhelp h\ncollectd bad value:GAUGE:0:U\ncollectd-identity {bdf} {state-x}\n'
 echo "1..$n"
 [ "$fail" -eq 0 ]

@@ -101,6 +101,19 @@ if ! $update; then
 		echo "$extra" | head -5 | sed 's/^/# /'
 	fi
 fi
+# Every value has a collectd identity by the spec's rules, none twice in
+# one interval (collectd would take the second for the first's next value).
+if ! $update; then
+	for m in "$machines"/*.json; do
+		name=$(basename "$m" .json)
+		if out=$("$build/tests/tools/golden_stream" --identity-check "$m" - 12 Detail=full 2>&1); then
+			ok "$name: $(tail -1 <<<"$out")"
+		else
+			not_ok "$name: collectd identities:"
+			tail -5 <<<"$out" | sed 's/^/# /'
+		fi
+	done
+fi
 check pmu-kunpeng930-2p.json cli_json pmu --json --simulate kunpeng930-2p
 check pmu-kunpeng930-2p-5.17.json cli_json pmu --json --simulate kunpeng930-2p --kernel 5.17
 check pmu-kunpeng930-misconfig.json cli_json pmu --json --simulate kunpeng930-misconfig

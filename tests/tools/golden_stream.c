@@ -3,7 +3,8 @@
  * golden_stream.c - the value stream the `pcie` plugin dispatches on a
  * simulated machine, under a fake clock, as text (one value a line):
  *
- *   golden_stream [--series|--series-list] MACHINE KERNEL|- STEPS [Option=value...]
+ *   golden_stream [--series|--series-list|--identity-check] MACHINE KERNEL|- STEPS
+ *                 [Option=value...]
  *
  * Every step is one collectd interval of 1 s: collector threads tick when
  * they are due (PTT devices at their window/poll times), then the read
@@ -24,6 +25,8 @@
  * metric family had over the run, then "total N": the series budget of
  * docs/metrics.md (tests/integration/series_budget.sh). --series-list
  * prints the series themselves as Prometheus' /api/v1/series lists them.
+ * --identity-check checks that every sample has a collectd identity by the
+ * rules of metrics/families.spec and that no interval has one twice.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -31,6 +34,7 @@
 #include <string.h>
 
 #include "engine.h"
+#include "pcie_identity.h"
 
 static double fake_now;
 
@@ -52,15 +56,18 @@ static int label_cmp(const void *a, const void *b)
         return strcmp(((const struct pcie_label *)a)->name, ((const struct pcie_label *)b)->name);
 }
 
-static void print_sample(const struct pcie_sample *s)
+/* @s of the interval @set, as the plugin dispatches it. */
+static void print_sample(const struct pcie_sample *s, const struct sample_set *set)
 {
         struct pcie_label labels[PCIE_SAMPLE_MAX_LABELS];
         size_t n = s->label_count;
+        struct pcie_identity id;
 
+        pcie_identity(s, set->samples, set->count, &id);
         memcpy(labels, s->labels, n * sizeof(labels[0]));
         qsort(labels, n, sizeof(labels[0]), label_cmp);
-        printf("%u pcie/%s/%s/%s %s %s {", step, s->instance, s->family->collectd_type,
-               s->type_instance, s->metric, pcie_metric_kind_name(s->kind));
+        printf("%u pcie/%s/%s/%s %s %s {", step, id.plugin_instance, s->family->collectd_type,
+               id.type_instance, s->metric, pcie_metric_kind_name(s->kind));
         for (size_t i = 0; i < n; i++)
                 printf("%s%s=\"%s\"", i ? "," : "", labels[i].name, labels[i].value);
         printf("} ");
@@ -72,11 +79,63 @@ static void print_sample(const struct pcie_sample *s)
                 printf("%.17g\n", s->gauge);
 }
 
+/* --identity-check: every sample has a collectd identity by the spec's
+ * rules, and no two samples of one interval share one (collectd would
+ * take the second for a new value of the first). */
+struct identity_check {
+        unsigned long samples, without, twice;
+        char **keys;
+        size_t count, cap;
+};
+
+static int key_cmp(const void *a, const void *b);
+
+static void check_set(void *ctx, const struct engine_unit *unit, const struct sample_set *set)
+{
+        struct identity_check *c = ctx;
+
+        (void)unit;
+        for (size_t i = 0; i < set->count; i++) {
+                const struct pcie_sample *s = &set->samples[i];
+                struct pcie_identity id;
+                char key[3 * PCIE_IDENTITY_LEN];
+
+                c->samples++;
+                if (pcie_identity(s, set->samples, set->count, &id)) {
+                        if (c->without++ < 10)
+                                printf("no identity: %s\n", s->metric);
+                        continue;
+                }
+                snprintf(key, sizeof(key), "%s/%s/%s", id.plugin_instance, s->family->collectd_type,
+                         id.type_instance);
+                if (c->count == c->cap) {
+                        c->cap = c->cap ? 2 * c->cap : 4096;
+                        c->keys = realloc(c->keys, c->cap * sizeof(*c->keys));
+                        if (!c->keys)
+                                abort();
+                }
+                if (!(c->keys[c->count++] = strdup(key)))
+                        abort();
+        }
+}
+
+/* The end of an interval: its identities twice. */
+static void check_interval(struct identity_check *c)
+{
+        qsort(c->keys, c->count, sizeof(*c->keys), key_cmp);
+        for (size_t i = 1; i < c->count; i++)
+                if (!strcmp(c->keys[i], c->keys[i - 1]) && c->twice++ < 10)
+                        printf("twice in interval %u: pcie/%s\n", step, c->keys[i]);
+        for (size_t i = 0; i < c->count; i++)
+                free(c->keys[i]);
+        c->count = 0;
+}
+
 static void print_set(void *ctx, const struct engine_unit *unit, const struct sample_set *set)
 {
         (void)ctx, (void)unit;
         for (size_t i = 0; i < set->count; i++)
-                print_sample(&set->samples[i]);
+                print_sample(&set->samples[i], set);
 }
 
 /* --series: every distinct series seen, as Prometheus' /api/v1/series
@@ -192,17 +251,20 @@ int main(int argc, char **argv)
                                    .baseline_at_start = true}; /* as the plugin */
         struct engine_config cfg;
         struct series_list series = {0};
+        struct identity_check idc = {0};
+        bool check_identity = argc > 1 && !strcmp(argv[1], "--identity-check");
         bool list_series = argc > 1 && !strcmp(argv[1], "--series-list");
         bool count_series = list_series || (argc > 1 && !strcmp(argv[1], "--series"));
         struct engine *e;
         char why[512] = "";
         unsigned int steps;
 
-        if (count_series)
+        if (count_series || check_identity)
                 argc--, argv++;
         if (argc < 4) {
                 fprintf(stderr,
-                        "usage: golden_stream [--series|--series-list] MACHINE KERNEL|- STEPS "
+                        "usage: golden_stream [--series|--series-list|--identity-check] MACHINE "
+                        "KERNEL|- STEPS "
                         "[Option=value...]\n");
                 return 2;
         }
@@ -239,11 +301,20 @@ int main(int argc, char **argv)
                 }
                 fake_now = target;
                 /* the read callback */
-                engine_read(e, count_series ? collect_set : print_set, &series);
+                if (check_identity) {
+                        engine_read(e, check_set, &idc);
+                        check_interval(&idc);
+                } else {
+                        engine_read(e, count_series ? collect_set : print_set, &series);
+                }
         }
         if (count_series)
                 print_series(&series, list_series);
+        if (check_identity)
+                printf("identity: %lu samples, %lu without one, %lu twice in an interval\n",
+                       idc.samples, idc.without, idc.twice);
         engine_close(e);
         engine_config_clear(&cfg);
-        return 0;
+        free(idc.keys);
+        return check_identity && (idc.without || idc.twice) ? 1 : 0;
 }

@@ -342,11 +342,13 @@ static void take(struct got *g, const struct sample_set *set)
         for (size_t i = 0; i < set->count; i++) {
                 const struct pcie_sample *s = &set->samples[i];
 
-                if (strcmp(s->metric, "pcie_pmu_coverage_ratio"))
+                /* the PMU's own (below full), not one per measurement */
+                if (strcmp(s->metric, "pcie_pmu_coverage_ratio") || pcie_sample_label(s, "target"))
                         continue;
                 for (size_t j = 0; j < set->count; j++)
                         if (!strcmp(set->samples[j].metric, "pcie_pmu_info") &&
-                            !strcmp(set->samples[j].instance, s->instance))
+                            !strcmp(pcie_sample_label(&set->samples[j], "pmu"),
+                                    pcie_sample_label(s, "pmu")))
                                 g->coverage[port_slot(
                                     g, pcie_sample_label(&set->samples[j], "ports"))] = s->gauge;
         }

@@ -22,6 +22,7 @@
 #include "hisi_pcie.h"
 #include "hisi_pcie_core.h"
 #include "hw_env.h"
+#include "pcie_identity.h"
 #include "pcie_topo.h"
 #include "perf_group.h"
 #include "sample.h"
@@ -338,14 +339,19 @@ static void test_driver_rules(void **state)
 
 /* ---- values against ground truth ---- */
 
+/* The sample of @metric with collectd's plugin_instance @instance and
+ * type_instance @type_instance (by the spec's rules: pcie_identity.h). */
 static const struct pcie_sample *find_sample(const struct sample_set *set, const char *metric,
                                              const char *instance, const char *type_instance)
 {
         for (size_t i = 0; i < set->count; i++) {
                 const struct pcie_sample *s = &set->samples[i];
+                struct pcie_identity id;
 
-                if (!strcmp(s->metric, metric) && !strcmp(s->instance, instance) &&
-                    !strcmp(s->type_instance, type_instance))
+                if (!strcmp(s->metric, metric) &&
+                    !pcie_identity(s, set->samples, set->count, &id) &&
+                    !strcmp(id.plugin_instance, instance) &&
+                    !strcmp(id.type_instance, type_instance))
                         return s;
         }
         return NULL;
@@ -442,6 +448,12 @@ static void stop_cores(struct world *w, struct hisi_pcie_core **cores, struct sa
  * Prometheus series (collectd would drop one; Prometheus would reject it). */
 static void assert_unique(const struct sample_set *set)
 {
+        struct pcie_identity *id = calloc(set->count ? set->count : 1, sizeof(*id));
+
+        assert_non_null(id);
+        for (size_t i = 0; i < set->count; i++)
+                assert_int_equal(pcie_identity(&set->samples[i], set->samples, set->count, &id[i]),
+                                 0);
         for (size_t i = 0; i < set->count; i++) {
                 const struct pcie_sample *a = &set->samples[i];
 
@@ -450,17 +462,18 @@ static void assert_unique(const struct sample_set *set)
                         bool same_labels = a->label_count == b->label_count;
 
                         if (!strcmp(a->family->collectd_type, b->family->collectd_type) &&
-                            !strcmp(a->instance, b->instance) &&
-                            !strcmp(a->type_instance, b->type_instance))
-                                fail_msg("collectd identity twice: %s/%s/%s", a->instance,
-                                         a->family->collectd_type, a->type_instance);
+                            !strcmp(id[i].plugin_instance, id[j].plugin_instance) &&
+                            !strcmp(id[i].type_instance, id[j].type_instance))
+                                fail_msg("collectd identity twice: %s/%s/%s", id[i].plugin_instance,
+                                         a->family->collectd_type, id[i].type_instance);
                         for (size_t l = 0; same_labels && l < a->label_count; l++)
                                 same_labels = !strcmp(a->labels[l].name, b->labels[l].name) &&
                                               !strcmp(a->labels[l].value, b->labels[l].value);
                         if (same_labels && !strcmp(a->metric, b->metric))
-                                fail_msg("series twice: %s (%s)", a->metric, a->type_instance);
+                                fail_msg("series twice: %s (%s)", a->metric, id[i].type_instance);
                 }
         }
+        free(id);
 }
 
 /* Only the port pairs: fits in 8 slots per one-port core, no rotation. */
@@ -602,17 +615,19 @@ static void test_truth_latency_and_length(void **state)
                         buckets++;
                         /* Cumulative buckets: TLPs shorter than 2N bytes
                          * include those shorter than N. */
-                        unsigned int below = (unsigned int)atoi(strstr(s->type_instance, "lt") + 2);
+                        const char *port = pcie_sample_label(s, "port");
+                        unsigned int below =
+                            (unsigned int)atoi(pcie_sample_label(s, "shorter_than_bytes"));
 
                         snprintf(bigger, sizeof(bigger), "rx_mwr-lt%u", 2 * below);
-                        b = find_sample(&sets[i], s->metric, s->instance, bigger);
+                        b = find_sample(&sets[i], s->metric, port, bigger);
                         if (b)
                                 assert_true(b->gauge >= s->gauge);
                         /* nvme0 writes 64-byte TLPs (10% of its requests):
                          * the bucket below 128 bytes holds them. */
-                        if (!strcmp(s->instance, "0000:00:00.0") && below == 128)
+                        if (!strcmp(port, "0000:00:00.0") && below == 128)
                                 assert_true(s->gauge > 0);
-                        if (!strcmp(s->instance, "0000:00:00.0") && below == 64)
+                        if (!strcmp(port, "0000:00:00.0") && below == 64)
                                 assert_true(s->gauge == 0);
                 }
         }

@@ -171,7 +171,7 @@ static void add(struct sample_set *set, const char *metric, enum pcie_metric_kin
         if (!family && !strcmp(metric, unknown.name))
                 family = &unknown;
         assert_non_null(family);
-        sample_init(&s, family, NULL, NULL);
+        sample_init(&s, family);
         s.kind = kind;
         if (kind == PCIE_METRIC_COUNTER)
                 s.counter = (uint64_t)value;

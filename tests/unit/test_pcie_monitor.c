@@ -17,6 +17,7 @@
 
 #include "fixture_cfg.h"
 #include "hw_env.h"
+#include "pcie_identity.h"
 #include "pcie_monitor.h"
 
 #define EP PCI_EXP_TYPE_ENDPOINT
@@ -25,7 +26,7 @@
 #define MAX_SAMPLES 512
 
 struct recorded {
-        char metric[64], instance[32], type_instance[64], labels[256];
+        char metric[64], instance[PCIE_IDENTITY_LEN], type_instance[PCIE_IDENTITY_LEN], labels[256];
         enum pcie_metric_kind kind;
         double gauge;
         uint64_t counter;
@@ -132,14 +133,18 @@ static int teardown(void **state)
 static int record(void *ctx, const struct pcie_sample *s)
 {
         struct fixture *fx = ctx;
+        struct pcie_identity id;
         struct recorded *r;
 
         assert_true(fx->count < MAX_SAMPLES);
         r = &fx->samples[fx->count++];
         memset(r, 0, sizeof(*r));
         snprintf(r->metric, sizeof(r->metric), "%s", s->metric);
-        snprintf(r->instance, sizeof(r->instance), "%s", s->instance);
-        snprintf(r->type_instance, sizeof(r->type_instance), "%s", s->type_instance);
+        /* Found by the collectd identity the plugin gives it (the spec's
+         * rules: the monitor's need no other sample of the interval). */
+        assert_int_equal(pcie_identity(s, NULL, 0, &id), 0);
+        snprintf(r->instance, sizeof(r->instance), "%s", id.plugin_instance);
+        snprintf(r->type_instance, sizeof(r->type_instance), "%s", id.type_instance);
         for (size_t i = 0; i < s->label_count; i++) {
                 size_t used = strlen(r->labels);
 

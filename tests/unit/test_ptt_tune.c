@@ -133,8 +133,8 @@ static void test_names_and_values(void **state)
 static double sample_value(const struct sample_set *set, const char *pmu, const char *knob)
 {
         for (size_t i = 0; i < set->count; i++)
-                if (!strcmp(set->samples[i].instance, pmu) &&
-                    !strcmp(set->samples[i].type_instance, knob))
+                if (!strcmp(pcie_sample_label(&set->samples[i], "pmu"), pmu) &&
+                    !strcmp(pcie_sample_label(&set->samples[i], "knob"), knob))
                         return set->samples[i].gauge;
         return -1;
 }

@@ -33,7 +33,7 @@ static void add(struct sample_set *set, const char *metric, double value, ...)
         va_list ap;
 
         assert_non_null(pcie_family_find(metric));
-        sample_init(&s, pcie_family_find(metric), NULL, NULL);
+        sample_init(&s, pcie_family_find(metric));
         s.kind = counter ? PCIE_METRIC_COUNTER : PCIE_METRIC_GAUGE;
         if (counter)
                 s.counter = (uint64_t)value;

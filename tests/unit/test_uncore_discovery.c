@@ -437,7 +437,8 @@ static void test_discover_spr(void **state)
 
                         info += !strcmp(s->metric, "pcie_uncore_discovery_info");
                         if (!strcmp(s->metric, "pcie_uncore_units") &&
-                            !strcmp(s->type_instance, "IMC-MMIO"))
+                            !strcmp(pcie_sample_label(s, "type"), "IMC") &&
+                            !strcmp(pcie_sample_label(s, "access"), "MMIO"))
                                 imc_units += s->gauge;
                 }
                 assert_int_equal(info, inv->source_count);

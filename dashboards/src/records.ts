@@ -15,7 +15,18 @@ export interface RecordRule {
 	record: string;
 	expr: string;
 	why: string; // the comment above the rule in the YAML
+	group: string; // the rule group (RecordGroups): what the record reads
 }
+
+// The groups, in file order, each with the comment above it. A rule engine
+// evaluates groups side by side and the rules of a group in turn: grouping
+// the records by the families they read keeps each group's evaluation short
+// at fleet scale (docs/scaling.md).
+export const RecordGroups: [string, string][] = [
+	["pcie.records.links", "Links: utilisation, trained speed/width, audit findings."],
+	["pcie.records.aer", "AER error counters of every function."],
+	["pcie.records.collector", "The collector: PTT trace windows, CPU, PMU coverage."],
+];
 
 // The end of a link that counts it once: every link has exactly one Root
 // Port or switch downstream port above it, and both ends report
@@ -39,50 +50,59 @@ export const records: RecordRule[] = [
 		record: R.utilMax,
 		expr: `max by (instance, direction) (pcie_port_utilization_ratio{capacity="effective"})`,
 		why: "Worst effective utilisation of any port of a host, per direction: the fleet overview's worst-link stat and per-host top-k.",
+		group: "pcie.records.links",
 	},
 	{
 		record: R.downtrainedLinks,
 		expr: `(pcie_link_downtrained == 1) * on (instance, bdf) group_left (device_name) ${linkPortEnd}`,
 		why: "Every downtrained link, once, at its Root Port or switch downstream port end (bdf is the port): the fleet overview's table. Only wrong links have a series.",
+		group: "pcie.records.links",
 	},
 	{
 		record: R.downtrainedCount,
 		expr: `count by (instance) ((pcie_link_downtrained == 1) and on (instance, bdf) ${linkPortEnd})`,
 		why: "Downtrained links per host, one per link (counted at the port end, as above).",
+		group: "pcie.records.links",
 	},
 	{
 		record: R.criticalFindings,
 		expr: `count by (instance) (pcie_audit_finding{severity="critical"} == 1)`,
 		why: "Critical MPS/MRRS findings per host.",
+		group: "pcie.records.links",
 	},
 	{
 		record: R.aerRate,
 		expr: `sum by (instance, severity) (rate(pcie_aer_device_errors_total[5m]))`,
 		why: "AER errors per second per host and severity (every function of the host).",
+		group: "pcie.records.aer",
 	},
 	{
 		record: R.pttP99,
 		expr: `histogram_quantile(0.99, sum by (instance, le) (rate(pcie_ptt_completion_latency_seconds_bucket{completion="last"}[5m])))`,
 		why: "p99 of request-to-last-completion latency per host, from the PTT trace windows of the last 5 minutes.",
+		group: "pcie.records.collector",
 	},
 	{
 		record: R.collectorCpu,
 		expr: `sum by (instance) (rate(pcie_collector_cpu_seconds_total[5m]))`,
 		why: "CPU of all pcie collector threads of a host (1 = one core).",
+		group: "pcie.records.collector",
 	},
 	{
 		record: R.pmuCoverageMin,
 		expr: `min by (instance) (pcie_pmu_coverage_ratio)`,
 		why: "The worst PCIe PMU coverage of a host.",
+		group: "pcie.records.collector",
 	},
 	{
 		record: R.pttWindowsFailed,
 		expr: `sum by (instance) (rate(pcie_ptt_windows_total{result!="ok"}[5m]))`,
 		why: "PTT trace windows per second that did not end ok (busy, stopped, error), per host.",
+		group: "pcie.records.collector",
 	},
 ];
 
-// The rule file, as promtool and vmalert read it. The group has no
+// The rule file, as promtool and vmalert read it. The groups have no
 // `interval`: the rule engine's global one applies (Prometheus'
 // evaluation_interval, vmalert's -evaluationInterval), as for pcie.rules.yml.
 export function recordsYaml(): string {
@@ -106,12 +126,18 @@ export function recordsYaml(): string {
 		"# Load it with pcie.rules.yml: Prometheus (rule_files), the Mimir/Thanos rulers,",
 		"# or vmalert (-rule=...); `promtool check rules` and `vmalert -dryRun` accept it.",
 		"groups:",
-		"  - name: pcie.records",
-		"    rules:",
 	];
-	const body = records.map(
-		(r) => `${wrap(r.why, "      ")}\n      - record: ${r.record}\n        expr: ${yamlScalar(r.expr)}`,
-	);
+	const body: string[] = [];
+	for (const [name, why] of RecordGroups) {
+		const rules = records.filter((r) => r.group === name);
+		if (!rules.length) throw new Error(`record group ${name} has no rule`);
+		body.push(`${wrap(why, "  ")}\n  - name: ${name}\n    rules:`);
+		for (const r of rules)
+			body.push(`${wrap(r.why, "      ")}\n      - record: ${r.record}\n        expr: ${yamlScalar(r.expr)}`);
+	}
+	for (const r of records)
+		if (!RecordGroups.some(([name]) => name === r.group))
+			throw new Error(`record ${r.record}: no group ${r.group}`);
 	return head.join("\n") + "\n" + body.join("\n") + "\n";
 }
 

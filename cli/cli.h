@@ -128,8 +128,6 @@ void cli_count(const struct cli_opts *opts, struct engine *e,
                void (*round)(void *ctx, unsigned int n, const struct engine_unit *unit,
                              const struct sample_set *set),
                void *ctx);
-/* The value of label @name of @s, or NULL. */
-const char *cli_label(const struct pcie_sample *s, const char *name);
 /* "%8.2f GB/s" (or MB/s, kB/s) without a newline. */
 void cli_print_rate(double bytes);
 /* {"metric", "labels", "value"} of one sample. */

@@ -105,11 +105,6 @@ void cli_sleep_until(double deadline)
         }
 }
 
-const char *cli_label(const struct pcie_sample *s, const char *name)
-{
-        return pcie_sample_label(s, name);
-}
-
 struct round_ctx {
         void (*round)(void *, unsigned int, const struct engine_unit *, const struct sample_set *);
         void *ctx;

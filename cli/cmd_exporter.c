@@ -6,8 +6,8 @@
  *
  * The engine runs its threads as under collectd; every interval this host
  * takes what each unit finished (engine_read) and puts it into the page's
- * store under the same names and labels remote_write sends (the samples
- * go through rw_series_build exactly as the plugin's value lists do).
+ * store under the same names and labels remote_write sends (cli_series:
+ * the samples go through the naming code the plugin's value lists do).
  * A unit's series that its newest interval no longer has leave the page
  * at once; a unit that stops publishing loses its series after three
  * intervals. The HTTP server (writer/om_http) runs on threads of its own.
@@ -24,9 +24,9 @@
 #include <time.h>
 
 #include "cli.h"
+#include "cli_series.h"
 #include "om_http.h"
 #include "om_store.h"
-#include "rw_series.h"
 #include "secret_file.h"
 
 static atomic_bool stop_requested;
@@ -70,43 +70,21 @@ struct exporter {
         unsigned long failed; /* samples that could not be named or stored */
 };
 
-/* One sample named as remote_write names the collectd plugin's values:
- * its Prometheus name, kind and labels (a prom_name makes rw_series_build
- * ignore collectd's identity, which the exporter has no use for). */
+/* One sample into the page under the series remote_write sends for it. */
 static int put_sample(struct exporter *x, const char *source, const struct pcie_sample *s)
 {
-        const char *names[PCIE_SAMPLE_MAX_LABELS], *values[PCIE_SAMPLE_MAX_LABELS];
-        struct rw_vl vl = {
-            .host = x->instance,
-            .plugin = "pcie",
-            .prom_name = s->metric,
-            .prom_type = pcie_metric_kind_name(s->kind),
-            .n_meta = s->label_count,
-            .meta_names = names,
-            .meta_values = values,
-        };
         struct rw_labelset set;
         enum rw_kind kind;
         size_t len;
         char *packed;
-        int rc;
+        int rc = cli_series_of_sample(s, x->instance, &set, &kind);
 
-        for (size_t i = 0; i < s->label_count; i++) {
-                names[i] = s->labels[i].name;
-                values[i] = s->labels[i].value;
-        }
-        /* collectd sees a COUNTER sample as DERIVE, every other as GAUGE. */
-        rc = rw_series_build(&vl, "value",
-                             s->kind == PCIE_METRIC_COUNTER ? RW_DS_DERIVE : RW_DS_GAUGE, 1, NULL,
-                             NULL, &set, &kind);
         if (rc)
                 return rc < 0 ? rc : 0;
         packed = rw_series_pack(&set, kind, &len);
         if (!packed)
                 return -ENOMEM;
-        rc = om_store_put(x->store, source, packed, len,
-                          s->kind == PCIE_METRIC_COUNTER ? (double)s->counter : s->gauge, x->now,
-                          NULL);
+        rc = om_store_put(x->store, source, packed, len, cli_series_value(s), x->now, NULL);
         free(packed);
         return rc;
 }

@@ -12,8 +12,8 @@
  * flap period, an MPS above the link partner's, AER counters that rise, a
  * device that fills its link), in manual mode under a fake clock, for one
  * cycle of CYCLE_STEPS intervals. Every sample it hands over is named by
- * rw_series_build exactly as the plugin's remote_write and the exporter
- * name it. That gives a template: the series set and, per interval of the
+ * writer/'s naming code (cli_series) exactly as the plugin's remote_write
+ * and the exporter name it. That gives a template: the series set and, per interval of the
  * cycle, every gauge's value and every counter's increase. A host is a
  * template plus its own state: a name (instance), a starting point in the
  * cycle, a workload factor for its traffic gauges and its own counters,
@@ -39,6 +39,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cli_series.h"
 #include "engine.h"
 #include "rw_endpoint.h"
 #include "rw_http.h"
@@ -232,31 +233,6 @@ static bool traffic_family(const char *name)
                !strcmp(name, "pcie_iio_bw_out_estimate_bytes_per_second");
 }
 
-/* A sample named as remote_write names the plugin's values (the exporter's
- * put_sample): its Prometheus name, kind and labels, host @host. */
-static int name_sample(const struct pcie_sample *s, const char *host, struct rw_labelset *set,
-                       enum rw_kind *kind)
-{
-        const char *names[PCIE_SAMPLE_MAX_LABELS], *values[PCIE_SAMPLE_MAX_LABELS];
-        struct rw_vl vl = {
-            .host = host,
-            .plugin = "pcie",
-            .prom_name = s->metric,
-            .prom_type = pcie_metric_kind_name(s->kind),
-            .n_meta = s->label_count,
-            .meta_names = names,
-            .meta_values = values,
-        };
-
-        for (size_t i = 0; i < s->label_count; i++) {
-                names[i] = s->labels[i].name;
-                values[i] = s->labels[i].value;
-        }
-        return rw_series_build(&vl, "value",
-                               s->kind == PCIE_METRIC_COUNTER ? RW_DS_DERIVE : RW_DS_GAUGE, 1, NULL,
-                               NULL, set, kind);
-}
-
 /* A host's series: the template's packed labels with instance inserted
  * (malloc'd: rw_endpoint_push takes it). */
 static char *with_instance(const struct tseries *ts, const char *host, size_t hostlen)
@@ -303,7 +279,7 @@ static void collect(void *ctx, const struct engine_unit *unit, const struct samp
                 enum rw_kind kind;
                 size_t len, k;
                 char *packed;
-                int rc = name_sample(s, "", &ls, &kind);
+                int rc = cli_series_of_sample(s, "", &ls, &kind);
 
                 if (rc)
                         continue; /* dropped or unnamable: the plugin sends nothing either */
@@ -322,8 +298,7 @@ static void collect(void *ctx, const struct engine_unit *unit, const struct samp
                                   s->kind == PCIE_METRIC_FLOAT_COUNTER ||
                                   s->kind == PCIE_METRIC_HISTOGRAM;
                 t->s[k].traffic = traffic_family(s->metric);
-                t->raw[r->step * t->cap + k] =
-                    s->kind == PCIE_METRIC_COUNTER ? (double)s->counter : s->gauge;
+                t->raw[r->step * t->cap + k] = cli_series_value(s);
         }
 }
 
@@ -431,7 +406,7 @@ static struct template *template_run(const char *path, const char *machine_dir, 
                 if (m > t->max_per_step)
                         t->max_per_step = m;
         }
-        /* The instance label goes where rw_series_build puts it: checked on
+        /* The instance label goes where rw_series_named puts it: checked on
          * every series, so a host's names are the plugin's by construction. */
         for (size_t i = 0; i < t->n; i++) {
                 char *mine = with_instance(&t->s[i], "fleet-check", strlen("fleet-check"));

@@ -22,7 +22,7 @@
 /* Whether label @key of @s is @value. */
 static bool has_label(const struct pcie_sample *s, const char *key, const char *value)
 {
-        const char *v = cli_label(s, key);
+        const char *v = pcie_sample_label(s, key);
 
         return v && !strcmp(v, value);
 }
@@ -103,8 +103,9 @@ static void print_root_complexes(const struct sample_set *set)
 {
         for (size_t i = 0; i < set->count; i++) {
                 const struct pcie_sample *s = &set->samples[i];
-                const char *rc = cli_label(s, "root_complex"), *dir = cli_label(s, "direction");
-                const char *loc = cli_label(s, "locality");
+                const char *rc = pcie_sample_label(s, "root_complex"),
+                           *dir = pcie_sample_label(s, "direction");
+                const char *loc = pcie_sample_label(s, "locality");
 
                 if (s->family != PCIE_FAM_PORT_BANDWIDTH_BYTES_PER_SECOND || !rc || !dir)
                         continue;
@@ -117,7 +118,9 @@ static void print_root_complexes(const struct sample_set *set)
                             has_label(u, "root_complex", rc) && has_label(u, "direction", dir) &&
                             has_label(u, "capacity", "raw") && loc && !strcmp(loc, "local"))
                                 printf("   util %5.1f%% (%s)", u->gauge * 100,
-                                       cli_label(u, "root_bus") ? cli_label(u, "root_bus") : "");
+                                       pcie_sample_label(u, "root_bus")
+                                           ? pcie_sample_label(u, "root_bus")
+                                           : "");
                 }
                 printf("\n");
         }
@@ -146,10 +149,11 @@ static double pmu_coverage(const struct sample_set *set, const char *pmu)
  * DesignWare PMU): its Root Ports (from pcie_pmu_info) and endpoints. */
 static void print_pmu(const struct sample_set *set, const struct pcie_sample *info)
 {
-        const char *sicl = cli_label(info, "sicl"), *core = cli_label(info, "core");
-        const char *node = cli_label(info, "node"); /* a PMU per socket (NVIDIA Grace) */
-        const char *ports = cli_label(info, "ports") ? cli_label(info, "ports") : "";
-        const char *pmu = cli_label(info, "pmu") ? cli_label(info, "pmu") : "";
+        const char *sicl = pcie_sample_label(info, "sicl"), *core = pcie_sample_label(info, "core");
+        const char *node = pcie_sample_label(info, "node"); /* a PMU per socket (NVIDIA Grace) */
+        const char *ports =
+            pcie_sample_label(info, "ports") ? pcie_sample_label(info, "ports") : "";
+        const char *pmu = pcie_sample_label(info, "pmu") ? pcie_sample_label(info, "pmu") : "";
         double coverage = pmu_coverage(set, pmu);
         size_t port_count = 0;
         char port[PCI_BDF_LEN], where[64] = "";
@@ -195,8 +199,8 @@ static void print_table(const struct engine_unit *unit, const struct sample_set 
 
                 if (s->family != PCIE_FAM_DEVICE_BANDWIDTH_BYTES_PER_SECOND)
                         continue;
-                printf("  device %s %s_%s ", cli_label(s, "device"), cli_label(s, "direction"),
-                       cli_label(s, "tlp"));
+                printf("  device %s %s_%s ", pcie_sample_label(s, "device"),
+                       pcie_sample_label(s, "direction"), pcie_sample_label(s, "tlp"));
                 cli_print_rate(s->gauge);
                 printf("\n");
         }

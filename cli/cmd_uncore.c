@@ -205,7 +205,7 @@ int cmd_uncore(const struct cli_opts *opts, struct engine *e)
 /* A label's value, "" when absent. */
 static const char *label_of(const struct pcie_sample *s, const char *name)
 {
-        const char *v = cli_label(s, name);
+        const char *v = pcie_sample_label(s, name);
 
         return v ? v : "";
 }

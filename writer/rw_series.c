@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * rw_series.c - collectd value lists to Prometheus series (see rw_series.h).
+ * rw_series.c - collectd value lists and named series to Prometheus
+ * series (see rw_series.h).
  */
 #include "rw_series.h"
 
@@ -568,69 +569,35 @@ static bool metric_dropped(const struct rw_rules *r, const char *name)
         return false;
 }
 
-/* ---- value list to series ---------------------------------------------- */
+/* ---- value list or named series to labels ------------------------------ */
 
-static int add_stock_labels(struct rw_labelset *set, const struct rw_vl *vl)
+/*
+ * The one way a series gets its labels, whatever it came from: external
+ * labels first (the series' own win over them), then its own (a reserved
+ * or oversized one is left out, the rest of the series still goes), then
+ * instance=@instance, the label rules, the metric rules, and __name__.
+ * @name is a valid metric name. Returns 1 when a rule dropped the series,
+ * 0 when built, negative errno.
+ */
+static int build_series(const char *name, size_t n, const char *const *names,
+                        const char *const *values, const char *instance,
+                        const struct rw_labelset *external, const struct rw_rules *rules,
+                        struct rw_labelset *out)
 {
-        int err = 0;
-
-        /* Exactly write_prometheus' three labels. */
-        if (vl->plugin_instance && *vl->plugin_instance)
-                err = rw_labelset_add(set, vl->plugin, vl->plugin_instance);
-        if (!err && vl->type_instance && *vl->type_instance)
-                err = rw_labelset_add(
-                    set, vl->plugin_instance && *vl->plugin_instance ? "type" : vl->plugin,
-                    vl->type_instance);
-        return err;
-}
-
-int rw_series_build(const struct rw_vl *vl, const char *ds_name, enum rw_ds_type ds_type,
-                    size_t ds_num, const struct rw_labelset *external, const struct rw_rules *rules,
-                    struct rw_labelset *out, enum rw_kind *kind)
-{
-        char name[512];
         const char *final;
         int err;
 
         rw_labelset_init(out);
-        /* External labels first: the series' own labels win over them. */
         for (size_t i = 0; external && i < external->n; i++) {
                 err = rw_labelset_add(out, external->l[i].name, external->l[i].value);
                 if (err)
                         return err;
         }
-        if (vl->prom_name && *vl->prom_name) {
-                /* Our pcie plugin's convention: one data source per list. */
-                if (ds_num != 1)
-                        return -EINVAL;
-                if (!vl->prom_type || rw_kind_parse(vl->prom_type, kind))
-                        *kind = ds_type == RW_DS_GAUGE ? RW_KIND_GAUGE : RW_KIND_COUNTER;
-                err = rw_sanitize_name(name, sizeof(name), vl->prom_name, true);
-                if (err < 0)
-                        return err;
-                for (size_t i = 0; i < vl->n_meta; i++) {
-                        err = rw_labelset_add(out, vl->meta_names[i], vl->meta_values[i]);
-                        /* A reserved or oversized meta label is left out;
-                         * the rest of the series still goes. */
-                        if (err == -ENOSPC)
-                                return err;
-                }
-        } else {
-                err = rw_collectd_name(name, sizeof(name), vl->plugin, vl->type, ds_name, ds_type);
-                if (err < 0)
-                        return err;
-                /* The parts are collectd identifiers: make them valid. */
-                err = rw_sanitize_name(name, sizeof(name), name, true);
-                if (err < 0)
-                        return err;
-                *kind = ds_type == RW_DS_GAUGE ? RW_KIND_GAUGE : RW_KIND_COUNTER;
-                err = add_stock_labels(out, vl);
-                if (err == -ENOSPC)
-                        return err;
-        }
-        err = rw_labelset_add(out, "instance", vl->host);
-        if (err == -ENOSPC)
-                return err;
+        for (size_t i = 0; i < n; i++)
+                if (rw_labelset_add(out, names[i], values[i]) == -ENOSPC)
+                        return -ENOSPC;
+        if (rw_labelset_add(out, "instance", instance) == -ENOSPC)
+                return -ENOSPC;
         if (rules)
                 apply_label_rules(rules, out);
         final = renamed_metric(rules, name);
@@ -641,6 +608,62 @@ int rw_series_build(const struct rw_vl *vl, const char *ds_name, enum rw_ds_type
                 return err;
         rw_labelset_finish(out);
         return 0;
+}
+
+int rw_series_named(const char *metric, size_t n, const char *const *names,
+                    const char *const *values, const char *instance,
+                    const struct rw_labelset *external, const struct rw_rules *rules,
+                    struct rw_labelset *out)
+{
+        char name[512];
+        int err;
+
+        rw_labelset_init(out);
+        err = rw_sanitize_name(name, sizeof(name), metric, true);
+        if (err < 0)
+                return err;
+        return build_series(name, n, names, values, instance, external, rules, out);
+}
+
+int rw_series_build(const struct rw_vl *vl, const char *ds_name, enum rw_ds_type ds_type,
+                    size_t ds_num, const struct rw_labelset *external, const struct rw_rules *rules,
+                    struct rw_labelset *out, enum rw_kind *kind)
+{
+        const char *names[2], *values[2];
+        bool has_pi = vl->plugin_instance && *vl->plugin_instance;
+        char name[512];
+        size_t n = 0;
+        int err;
+
+        if (vl->prom_name && *vl->prom_name) {
+                /* Our pcie plugin's convention: one data source per list. */
+                if (ds_num != 1)
+                        return -EINVAL;
+                if (!vl->prom_type || rw_kind_parse(vl->prom_type, kind))
+                        *kind = ds_type == RW_DS_GAUGE ? RW_KIND_GAUGE : RW_KIND_COUNTER;
+                return rw_series_named(vl->prom_name, vl->n_meta, vl->meta_names, vl->meta_values,
+                                       vl->host, external, rules, out);
+        }
+        rw_labelset_init(out);
+        err = rw_collectd_name(name, sizeof(name), vl->plugin, vl->type, ds_name, ds_type);
+        if (err < 0)
+                return err;
+        /* The parts are collectd identifiers: make them valid. */
+        err = rw_sanitize_name(name, sizeof(name), name, true);
+        if (err < 0)
+                return err;
+        *kind = ds_type == RW_DS_GAUGE ? RW_KIND_GAUGE : RW_KIND_COUNTER;
+        /* Exactly write_prometheus' labels: <plugin>=<plugin_instance>, and
+         * type=<type_instance> (named <plugin> without a plugin instance). */
+        if (has_pi) {
+                names[n] = vl->plugin;
+                values[n++] = vl->plugin_instance;
+        }
+        if (vl->type_instance && *vl->type_instance) {
+                names[n] = has_pi ? "type" : vl->plugin;
+                values[n++] = vl->type_instance;
+        }
+        return build_series(name, n, names, values, vl->host, external, rules, out);
 }
 
 char *rw_series_pack(const struct rw_labelset *set, enum rw_kind kind, size_t *len)

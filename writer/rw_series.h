@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * rw_series.h - collectd value lists to Prometheus series (no collectd).
+ * rw_series.h - collectd value lists, and series that already have a
+ * Prometheus name (pciescope's samples), to Prometheus series (no collectd).
  *
  * Naming follows collectd 5.12's write_prometheus for stock plugins:
  *   collectd_<plugin>_<type>_<ds>[_total]
@@ -8,7 +9,9 @@
  * COUNTER/DERIVE), labels <plugin>=<plugin_instance>, type=<type_instance>
  * (named <plugin> when there is no plugin instance) and instance=<host>.
  * A value list with "prom.name" meta data (our pcie plugin) is named by it
- * and labelled by its "prom.label.*" entries plus instance=<host>.
+ * and labelled by its "prom.label.*" entries plus instance=<host>; a
+ * series with a name of its own (rw_series_named: the exporter's and the
+ * fleet's samples) is labelled the same way, by the same code.
  *
  * A finished label set is sorted by name (byte order), unique (the label
  * added last wins), has no empty values, every name is valid for
@@ -105,6 +108,16 @@ struct rw_vl {
 int rw_series_build(const struct rw_vl *vl, const char *ds_name, enum rw_ds_type ds_type,
                     size_t ds_num, const struct rw_labelset *external, const struct rw_rules *rules,
                     struct rw_labelset *out, enum rw_kind *kind);
+
+/* The label set (including __name__) of series @metric with the @n labels
+ * @names=@values and instance=@instance, after external labels and rules:
+ * exactly what rw_series_build makes of a value list with prom.name @metric,
+ * prom.label.<names> @values and host @instance. Returns 1 when the series
+ * was dropped by a rule, 0 when built, negative errno on bad input. */
+int rw_series_named(const char *metric, size_t n, const char *const *names,
+                    const char *const *values, const char *instance,
+                    const struct rw_labelset *external, const struct rw_rules *rules,
+                    struct rw_labelset *out);
 
 /* A packed series: one allocation holding the kind, the label count and the
  * sorted labels as NUL-terminated name/value pairs. Readers walk it with

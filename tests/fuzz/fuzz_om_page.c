@@ -3,9 +3,9 @@
  * fuzz_om_page.c - libFuzzer target: the scrape page on any input. The
  * first line is a scraper's Accept header (om_negotiate); each further
  * line "KIND NAME VALUE LABEL=VALUE..." puts a series (named by
- * rw_series_build from prom.* meta data, as the plugin and the exporter
- * name them; a label value may hold any byte but NUL) into a store, which
- * renders both formats.
+ * rw_series_build from prom.* meta data, as the plugin names them, through
+ * rw_series_named, as the exporter names them; a label value may hold any
+ * byte but NUL) into a store, which renders both formats.
  *
  * Invariants (a violation traps): every line of a page is valid UTF-8 and
  * a comment or a sample starting with a metric name, there are no more

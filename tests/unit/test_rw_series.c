@@ -254,6 +254,58 @@ static void test_external_and_rules(void **state)
 /* Patterns glibc's regcomp needs exponential time for are refused with the
  * reason (found by fuzz_rw_config: DropMetric "tyS++++++++++++++++++++..."
  * hung the configuration for hours); everyday ones still load. */
+/* A series named by the caller is labelled by the code that labels a value
+ * list with prom.* meta data: the same set for the same parts, external
+ * labels under its own, rules after, instance from the caller. */
+static void test_named_series(void **state)
+{
+        static const char *const names[] = {"port", "9bad-name", "empty", "__x", "instance"};
+        static const char *const values[] = {"p0", "1", "", "2", "own"};
+        struct rw_vl vl = {.host = "h1",
+                           .plugin = "pcie",
+                           .prom_name = "pcie_port_utilization_ratio",
+                           .prom_type = "gauge",
+                           .n_meta = ARRAY_SIZE(names),
+                           .meta_names = names,
+                           .meta_values = values};
+        struct rw_labelset ext, mine, theirs;
+        struct rw_rules *r = rw_rules_new();
+        enum rw_kind kind;
+        char want[4096];
+
+        (void)state;
+        rw_labelset_init(&ext);
+        rw_labelset_add(&ext, "cluster", "c1");
+        rw_labelset_add(&ext, "port", "ext"); /* the series' own wins */
+        assert_int_equal(
+            rw_series_named(vl.prom_name, vl.n_meta, names, values, "h1", &ext, NULL, &mine), 0);
+        assert_string_equal(render(&mine), "_9bad_name=1,__name__=pcie_port_utilization_ratio,"
+                                           "cluster=c1,instance=h1,port=p0");
+        assert_int_equal(rw_series_build(&vl, "value", RW_DS_GAUGE, 1, &ext, NULL, &theirs, &kind),
+                         0);
+        snprintf(want, sizeof(want), "%s", render(&theirs));
+        assert_string_equal(render(&mine), want);
+        /* No instance: the series' own instance label stays. */
+        assert_int_equal(
+            rw_series_named(vl.prom_name, vl.n_meta, names, values, "", NULL, NULL, &mine), 0);
+        assert_string_equal(rw_labelset_get(&mine, "instance"), "own");
+
+        assert_int_equal(rw_rules_rename_label(r, "port", "pcie_port"), 0);
+        assert_int_equal(rw_rules_rename_metric(r, "pcie_port_utilization_ratio", "util"), 0);
+        assert_int_equal(
+            rw_series_named(vl.prom_name, vl.n_meta, names, values, "h1", &ext, r, &mine), 0);
+        assert_int_equal(rw_series_build(&vl, "value", RW_DS_GAUGE, 1, &ext, r, &theirs, &kind), 0);
+        snprintf(want, sizeof(want), "%s", render(&theirs));
+        assert_string_equal(render(&mine), want);
+        assert_string_equal(rw_labelset_get(&mine, "__name__"), "util");
+        assert_string_equal(rw_labelset_get(&mine, "pcie_port"), "p0");
+        assert_int_equal(rw_rules_drop_metric(r, "util", want, sizeof(want)), 0);
+        assert_int_equal(rw_series_named(vl.prom_name, 0, NULL, NULL, "h1", NULL, r, &mine), 1);
+        /* A name that cannot be made valid. */
+        assert_int_equal(rw_series_named("", 0, NULL, NULL, "h1", NULL, NULL, &mine), -EINVAL);
+        rw_rules_free(r);
+}
+
 static void test_drop_metric_cost(void **state)
 {
         static const char *const refused[] = {
@@ -395,6 +447,7 @@ int main(void)
             cmocka_unit_test(test_names),
             cmocka_unit_test(test_family),
             cmocka_unit_test(test_external_and_rules),
+            cmocka_unit_test(test_named_series),
             cmocka_unit_test(test_drop_metric_cost),
             cmocka_unit_test(test_pack),
             cmocka_unit_test(test_utf8_values),

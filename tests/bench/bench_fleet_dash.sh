@@ -24,7 +24,9 @@
 #
 #   bench_fleet_dash.sh BUILDDIR SRCDIR
 #   BENCH_DASH_HOSTS (1000), BENCH_DASH_INTERVAL (30), BENCH_DASH_HISTORY
-#   (1200), BENCH_DASH_LIVE (900), BENCH_DASH_EVAL (the interval),
+#   (1200), BENCH_DASH_LIVE (900), BENCH_DASH_EVAL (60: the default
+#   evaluation interval of Prometheus and of vmalert, which the shipped rules'
+#   windows of 5 to 30 minutes are made for),
 #   BENCH_DASH_FOR_INTERVALS (7), BENCH_DASH_RECEIVERS ("vm prom"),
 #   BENCH_DASH_SEED (27), BENCH_DASH_FAULT_RATE (0.03)
 set -u
@@ -34,7 +36,7 @@ hosts=${BENCH_DASH_HOSTS:-1000}
 interval=${BENCH_DASH_INTERVAL:-30}
 history=${BENCH_DASH_HISTORY:-1200}
 live=${BENCH_DASH_LIVE:-900}
-eval_s=${BENCH_DASH_EVAL:-$interval}
+eval_s=${BENCH_DASH_EVAL:-60}
 for_s=$((${BENCH_DASH_FOR_INTERVALS:-7} * interval))
 seed=${BENCH_DASH_SEED:-27}
 fleet="$build/cli/pciescope-fleet"

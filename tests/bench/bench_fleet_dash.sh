@@ -62,13 +62,17 @@ wait_up() { for _ in $(seq 300); do curl -sf -o /dev/null "$1" && return 0; slee
 sed -E "s/^( *)for: .*/\\1for: ${for_s}s/" "$src/dashboards/alerts/pcie.rules.yml" >"$tmp/rules.yml"
 records="$src/dashboards/alerts/pcie.records.yml"
 
-# group_durations ENGINE URL: one line per rule group, "group seconds"
-# (the last evaluation's duration).
+# group_durations ENGINE URL: one line per rule group, "group seconds
+# iterations": vmalert's total evaluation time of the group and its number
+# of evaluations so far (the summary gives the time of each iteration
+# between two samples; its quantiles are maxima over a sliding window);
+# Prometheus' last evaluation's duration and "-".
 group_durations() {
 	if [ "$1" = vm ]; then
-		curl -s "$2/metrics" | sed -n 's/^vmalert_iteration_duration_seconds{group="\([^"]*\)".*quantile="1"} \(.*\)/\1 \2/p'
+		curl -s "$2/metrics" | sed -n 's/^vmalert_iteration_duration_seconds_\(sum\|count\){group="\([^"]*\)".*} \(.*\)/\2 \1 \3/p' |
+			awk '$2 == "sum" { s[$1] = $3 } $2 == "count" { c[$1] = $3 } END { for (g in s) print g, s[g], c[g] }'
 	else
-		curl -s "$2/metrics" | sed -n 's/^prometheus_rule_group_last_duration_seconds{rule_group="[^"]*;\([^"]*\)"} \(.*\)/\1 \2/p'
+		curl -s "$2/metrics" | sed -n 's/^prometheus_rule_group_last_duration_seconds{rule_group="[^"]*;\([^"]*\)"} \(.*\)/\1 \2 -/p'
 	fi
 }
 
@@ -119,7 +123,7 @@ for r in ${BENCH_DASH_RECEIVERS:-vm prom}; do
 		fi
 		# live: every interval of the history has been sent (one progress line each)
 		if [ "$(grep -c 'hosts sending' "$dir/fleet.err")" -gt $((history / interval)) ]; then
-			group_durations "$r" "$engine" | while read -r g d; do echo "$(date +%s) $g $d $(load1)"; done >>"$out/groups-$r.txt"
+			group_durations "$r" "$engine" | while read -r g d n; do echo "$(date +%s) $g $d $n $(load1)"; done >>"$out/groups-$r.txt"
 		fi
 		sleep "$eval_s"
 	done
@@ -135,15 +139,23 @@ for r in ${BENCH_DASH_RECEIVERS:-vm prom}; do
 	# One row per rule group: median and max of the sampled durations.
 	python3 - "$out/groups-$r.txt" "$eval_s" "$r" <<'PY'
 import statistics, sys
-rows = {}
+# vmalert: the mean iteration between two samples (delta of the total time
+# over delta of the count); Prometheus: the last iteration at each sample.
+rows, prev = {}, {}
 for line in open(sys.argv[1]):
-    t, g, d, l = line.split()
-    rows.setdefault(g, []).append((float(d), float(l)))
+    t, g, d, n, l = line.split()
+    if n == "-":
+        rows.setdefault(g, []).append((float(d), float(l)))
+        continue
+    if g in prev and float(n) > prev[g][1]:
+        rows.setdefault(g, []).append(((float(d) - prev[g][0]) / (float(n) - prev[g][1]), float(l)))
+    prev[g] = (float(d), float(n))
 for g, v in sorted(rows.items()):
     ds = [d for d, _ in v]
-    print("# %s rule group %s: %d samples, last-evaluation duration median %.3f s, max %.3f s, interval %s s (%.1f %%), load %.1f-%.1f"
+    print("# %s rule group %s: %d samples, evaluation duration median %.3f s, max %.3f s, interval %s s (median %.1f %%, max %.1f %%), load %.1f-%.1f"
           % (sys.argv[3], g, len(ds), statistics.median(ds), max(ds), sys.argv[2],
-             100 * statistics.median(ds) / float(sys.argv[2]), min(l for _, l in v), max(l for _, l in v)))
+             100 * statistics.median(ds) / float(sys.argv[2]), 100 * max(ds) / float(sys.argv[2]),
+             min(l for _, l in v), max(l for _, l in v)))
 PY
 	for p in "${pids[@]}"; do kill "$p" 2>/dev/null && wait "$p" 2>/dev/null; done
 	pids=()

@@ -37,7 +37,8 @@ static struct pcie_sample sample(const char *metric, enum pcie_metric_kind kind,
 {
         struct pcie_sample s = {.metric = metric, .kind = kind, .label_count = n};
 
-        memcpy(s.labels, labels, n * sizeof(*labels));
+        if (n) /* memcpy's source may not be NULL, even for 0 bytes */
+                memcpy(s.labels, labels, n * sizeof(*labels));
         return s;
 }
 

@@ -46,7 +46,6 @@ struct pcie_family {
         const char *unit;          /* OpenMetrics unit, "" for a plain count */
         const char *help;          /* one line */
         const char *collectd_type; /* data set of the pcie plugin, or NULL */
-        const char *netdata;       /* pcie.plugin chart contexts, space-separated, or "" */
         /* A histogram's series names (NULL for other kinds). */
         const char *bucket, *sum, *count;
 };

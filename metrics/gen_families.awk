@@ -7,11 +7,15 @@
 #   awk -v out=types   -f gen_families.awk families.spec            > pcie_types.db
 #   awk -v out=docs -v docs=metrics.md -f gen_families.awk families.spec > metrics.md.new
 #   awk -v out=identity -f gen_families.awk families.spec          > pcie_identity_rules.c
+#   awk -v out=netdata -f gen_families.awk families.spec           > nd_charts_table.c
+#   awk -v out=netdata-docs -v docs=netdata.md -f gen_families.awk families.spec > netdata.md.new
 #
 # The .c files are build products (pcie_identity_rules.c: the collectd
-# identity rules of the pcie plugin, plugin/pcie_identity.h); pcie_families.h, pcie_types.db and the
-# tables of docs/metrics.md (the reference tables, the series budget's
-# detail column) are checked in, and tests/integration/families.sh fails
+# identity rules of the pcie plugin, plugin/pcie_identity.h;
+# nd_charts_table.c: pcie.plugin's chart table, netdata/nd_charts_table.h);
+# pcie_families.h, pcie_types.db, the tables of docs/metrics.md (the
+# reference tables, the series budget's detail column) and the chart table
+# of docs/netdata.md are checked in, and tests/integration/families.sh fails
 # when they differ from what this script makes of the spec.
 BEGIN {
 	RS = ""
@@ -24,10 +28,19 @@ BEGIN {
 	kinds["float-counter"] = "PCIE_METRIC_FLOAT_COUNTER"
 	kinds["info"] = "PCIE_METRIC_INFO"
 	kinds["histogram"] = "PCIE_METRIC_HISTOGRAM"
-	if (out !~ /^(header|table|catalog|types|docs|identity)$/)
-		die("out must be header, table, catalog, types, docs or identity")
-	if (out == "docs" && docs == "")
-		die("out=docs needs -v docs=FILE")
+	nchart = 0
+	# Netdata units of the spec's named unit kinds: the SET value is
+	# round(value * scale), the DIMENSION divisor takes it back.
+	nd_units["bandwidth"] = "KiB/s"; nd_scale["bandwidth"] = "1e3"; nd_div["bandwidth"] = "1024000"       # milli-bytes/s
+	nd_units["ratio"] = "percentage"; nd_scale["ratio"] = "1e9"; nd_div["ratio"] = "10000000"          # nano-ratio
+	nd_units["seconds"] = "nanoseconds"; nd_scale["seconds"] = "1e12"; nd_div["seconds"] = "1000"      # picoseconds
+	split("chart family need title units scale divisor doc-units netdata-family type chart-by dim-by dim-name incremental absent-zero doc-dimensions doc-from", t, " ")
+	for (i in t)
+		chart_keys[t[i]] = 1
+	if (out !~ /^(header|table|catalog|types|docs|identity|netdata|netdata-docs)$/)
+		die("out must be header, table, catalog, types, docs, identity, netdata or netdata-docs")
+	if ((out == "docs" || out == "netdata-docs") && docs == "")
+		die("out=" out " needs -v docs=FILE")
 }
 
 function die(msg) {
@@ -83,6 +96,10 @@ function parse(   i, line, key, n) {
 {
 	if (!parse())
 		next
+	if ("chart" in rec) {
+		chart()
+		next
+	}
 	if ("title" in rec) {
 		if (!("section" in rec) || !("header" in rec))
 			fail("a section stanza has section, title and header")
@@ -141,8 +158,10 @@ function parse(   i, line, key, n) {
 	}
 	for (i = 1; i <= nident; i++)
 		fam_ident[f] = fam_ident[f] ident[i] "\n"
-	if ("netdata" in rec && index(" " fam_netdata[f] " ", " " rec["netdata"] " ") == 0)
+	if ("netdata" in rec && index(" " fam_netdata[f] " ", " " rec["netdata"] " ") == 0) {
 		fam_netdata[f] = fam_netdata[f] (fam_netdata[f] == "" ? "" : " ") rec["netdata"]
+		netdata_at[rec["netdata"]] = FILENAME ":" FNR
+	}
 	if (rec["doc-row"] == "no")
 		next
 	if (!("type-instance" in rec) || !("doc-kind" in rec) || !("doc-unit" in rec) ||
@@ -159,6 +178,10 @@ END {
 		exit 1
 	for (i = 1; i <= nfam; i++) {
 		f = fam_order[i]
+		n = split(fam_netdata[f], t, " ")
+		for (k = 1; k <= n; k++)
+			if (!(substr(t[k], 6) in ch_fam) || ch_fam[substr(t[k], 6)] != f || t[k] !~ /^pcie\./)
+				die(netdata_at[t[k]] ": family " f ": netdata " t[k] " has no chart stanza of that family")
 		if ((f in fam_ctype) != (fam_ident[f] != ""))
 			die("family " f ": a value of the pcie plugin (collectd) has collectd-identity lines, another family none")
 	}
@@ -168,6 +191,8 @@ END {
 	else if (out == "types") emit_types()
 	else if (out == "docs") emit_docs()
 	else if (out == "identity") emit_identity()
+	else if (out == "netdata") emit_netdata()
+	else if (out == "netdata-docs") emit_netdata_docs()
 }
 
 # "INSTANCE TYPE-INSTANCE": two templates of text and {references} (the
@@ -258,7 +283,6 @@ function emit_table(   i, f) {
 		printf "\t\t.unit = %s,\n", cstr(fam_unit[f])
 		printf "\t\t.help = %s,\n", cstr(fam_help[f])
 		printf "\t\t.collectd_type = %s,\n", (f in fam_ctype) ? cstr(fam_ctype[f]) : "NULL"
-		printf "\t\t.netdata = %s,\n", cstr(fam_netdata[f])
 		if (fam_kind[f] == "histogram") {
 			printf "\t\t.bucket = %s,\n", cstr(f "_bucket")
 			printf "\t\t.sum = %s,\n", cstr(f "_sum")
@@ -376,4 +400,136 @@ function emit_docs(   line, s, inside, seen, i, f, n, cell, budget) {
 	for (i = 1; i <= nsec; i++)
 		if (!(sec_order[i] in seen) && rows[sec_order[i]] != "")
 			die(docs ": section " sec_order[i] " has no table (<!-- families:" sec_order[i] ":begin -->)")
+}
+
+# A chart stanza: one row of pcie.plugin's chart table (the spec's header
+# says the keys).
+function chart(   k, c, f, n, t, by) {
+	for (k in rec)
+		if (!(k in chart_keys))
+			fail("chart " rec["chart"] ": no key " k " in a chart stanza")
+	c = rec["chart"]
+	f = rec["family"]
+	if (c !~ /^[a-z][a-z0-9_]*$/)
+		fail("chart " c ": the context is pcie.<letters, digits, _>")
+	if (c in ch_fam)
+		fail("chart " c " given twice")
+	if (!(f in fam_kind))
+		fail("chart " c ": family " f " is not declared above")
+	if (index(" " fam_netdata[f] " ", " pcie." c " ") == 0)
+		fail("chart " c ": family " f " does not give netdata pcie." c)
+	for (k in chart_keys)
+		if (k ~ /^(title|units|netdata-family|type|doc-dimensions)$/ && !(k in rec))
+			fail("chart " c ": no " k)
+	if (rec["type"] !~ /^(line|area|stacked)$/)
+		fail("chart " c ": type is line, area or stacked")
+	for (k in rec) {
+		if (k ~ /^(title|units|netdata-family)$/ && rec[k] ~ /'/)
+			fail("chart " c ": the plugins.d protocol quotes with ', " k " cannot hold one")
+		if (k ~ /^(incremental|absent-zero)$/ && rec[k] != "yes")
+			fail("chart " c ": " k " is yes or absent")
+	}
+	if (("dim-by" in rec) == ("dim-name" in rec))
+		fail("chart " c ": dimensions are named by dim-by labels or one dim-name")
+	for (k in rec)
+		if (k ~ /^(chart-by|dim-by)$/ && (split(rec[k], t, /[ \t]+/) > 2 || rec[k] !~ /^[a-z_ ]+$/))
+			fail("chart " c ": " k " is one or two label names")
+	if (rec["units"] in nd_units) {
+		if ("scale" in rec || "divisor" in rec)
+			fail("chart " c ": units " rec["units"] " has its own scale and divisor")
+		ch_units[c] = nd_units[rec["units"]]
+		ch_scale[c] = nd_scale[rec["units"]]
+		ch_div[c] = nd_div[rec["units"]]
+	} else {
+		ch_units[c] = rec["units"]
+		ch_scale[c] = ("scale" in rec) ? rec["scale"] : "1"
+		ch_div[c] = ("divisor" in rec) ? rec["divisor"] : "1"
+		if (ch_scale[c] !~ /^[0-9]+(\.[0-9]+)?(e[0-9]+)?$/ || ch_div[c] !~ /^[1-9][0-9]*$/)
+			fail("chart " c ": scale is a number, divisor a positive integer")
+	}
+	chart_order[++nchart] = c
+	ch_fam[c] = f
+	ch_need[c] = rec["need"]
+	ch_title[c] = rec["title"]
+	ch_ndfam[c] = rec["netdata-family"]
+	ch_type[c] = rec["type"]
+	ch_by[c] = rec["chart-by"]
+	ch_dimby[c] = rec["dim-by"]
+	ch_dimname[c] = rec["dim-name"]
+	ch_incr[c] = rec["incremental"] == "yes"
+	ch_zero[c] = rec["absent-zero"] == "yes"
+	ch_docunits[c] = ("doc-units" in rec) ? rec["doc-units"] : ch_units[c]
+	ch_docdims[c] = rec["doc-dimensions"]
+	ch_docfrom[c] = rec["doc-from"]
+}
+
+# {"a", "b"} of one or two space-separated label names; {NULL} for none.
+function clabels(list,   t, n, i, r) {
+	n = split(list, t, /[ \t]+/)
+	if (n == 0)
+		return "{NULL}"
+	r = "{"
+	for (i = 1; i <= n; i++)
+		r = r (i > 1 ? ", " : "") cstr(t[i])
+	return r "}"
+}
+
+function emit_netdata(   i, c) {
+	print "/* Generated from metrics/families.spec by metrics/gen_families.awk: do not edit. */"
+	print "// clang-format off"
+	print "#include <stddef.h>"
+	print ""
+	print "#include \"nd_charts_table.h\""
+	print "#include \"pcie_families.h\""
+	print ""
+	print "const struct nd_map nd_maps[] = {"
+	for (i = 1; i <= nchart; i++) {
+		c = chart_order[i]
+		print "\t{"
+		printf "\t\t.fam = %s,\n", constant(ch_fam[c])
+		printf "\t\t.need = %s,\n", ch_need[c] == "" ? "NULL" : cstr(ch_need[c])
+		printf "\t\t.context = %s,\n", cstr(c)
+		printf "\t\t.title = %s,\n", cstr(ch_title[c])
+		printf "\t\t.units = %s,\n", cstr(ch_units[c])
+		printf "\t\t.family = %s,\n", cstr(ch_ndfam[c])
+		printf "\t\t.type = %s,\n", cstr(ch_type[c])
+		printf "\t\t.chart_by = %s,\n", clabels(ch_by[c])
+		printf "\t\t.dim_by = %s,\n", clabels(ch_dimby[c])
+		printf "\t\t.dim_name = %s,\n", ch_dimname[c] == "" ? "NULL" : cstr(ch_dimname[c])
+		printf "\t\t.scale = %s,\n", ch_scale[c]
+		printf "\t\t.divisor = %s,\n", ch_div[c]
+		printf "\t\t.incremental = %s,\n", ch_incr[c] ? "true" : "false"
+		printf "\t\t.absent_zero = %s,\n", ch_zero[c] ? "true" : "false"
+		print "\t},"
+	}
+	print "};"
+	print ""
+	print "const size_t nd_maps_len = sizeof(nd_maps) / sizeof(nd_maps[0]);"
+	print "// clang-format on"
+}
+
+# netdata-docs: @docs with the table between <!-- netdata-charts:begin -->
+# and <!-- netdata-charts:end --> made from the chart stanzas.
+function emit_netdata_docs(   line, inside, seen, i, c) {
+	RS = "\n"
+	while ((getline line < docs) > 0) {
+		if (line == "<!-- netdata-charts:begin -->") {
+			print line
+			print "| context | units | dimensions | from |"
+			print "|---|---|---|---|"
+			for (i = 1; i <= nchart; i++) {
+				c = chart_order[i]
+				printf "| `pcie.%s` | %s | %s | `%s`%s |\n", c, ch_docunits[c], ch_docdims[c],
+				    ch_fam[c], ch_docfrom[c] == "" ? "" : " " ch_docfrom[c]
+			}
+			inside = seen = 1
+			continue
+		}
+		if (line == "<!-- netdata-charts:end -->")
+			inside = 0
+		if (!inside)
+			print line
+	}
+	if (!seen || inside)
+		die(docs ": no <!-- netdata-charts:begin --> ... <!-- netdata-charts:end --> around the chart table")
 }

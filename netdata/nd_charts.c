@@ -10,189 +10,7 @@
 #include <string.h>
 
 #include "nd_charts.h"
-#include "pcie_families.h"
-
-/* One row: how the samples of one Prometheus family become charts. */
-struct nd_map {
-        const struct pcie_family *fam; /* its samples */
-        const char *need;              /* a label the sample must carry (Intel: "stack"), or NULL */
-        const char
-            *context; /* "port_bandwidth": context pcie.port_bandwidth, ids port_bandwidth_* */
-        const char *title;
-        const char *units;
-        const char *family;
-        const char *type;        /* line, area, stacked */
-        const char *chart_by[2]; /* labels naming the chart; none: one chart */
-        const char *dim_by[2];   /* labels naming the dimension; none: dim_name */
-        const char *dim_name;
-        /* SET round(value * scale); DIMENSION 1/divisor takes it back. The
-         * scale keeps what the double holds that matters (milli-bytes/s,
-         * picoseconds, nano-ratio), the divisor gives Netdata's units. */
-        double scale;
-        long long divisor;
-        bool incremental; /* counters: Netdata makes the per-second rate */
-        bool absent_zero; /* a dimension without a sample this interval is 0 (findings) */
-};
-
-/* Units and their factors, shared by the rows. */
-#define BANDWIDTH .units = "KiB/s", .scale = 1e3, .divisor = 1024000       /* milli-bytes/s */
-#define RATIO     .units = "percentage", .scale = 1e9, .divisor = 10000000 /* nano-ratio */
-#define SECONDS   .units = "nanoseconds", .scale = 1e12, .divisor = 1000   /* picoseconds */
-#define PLAIN     .scale = 1, .divisor = 1
-
-/* A row with a `need` label the sample carries wins over the family's row
- * without one (Intel's "stack", the AMD data fabric's "root_complex");
- * otherwise the first row of the family. Detail-only families (raw PMU
- * counters, capacity, cycles, policies) are deliberately not here: the
- * chart set must not depend on them. */
-static const struct nd_map maps[] = {
-    {.fam = PCIE_FAM_PORT_BANDWIDTH_BYTES_PER_SECOND,
-     .need = "stack",
-     .context = "iio_bandwidth",
-     .title = "Inbound PCIe bandwidth per IIO stack",
-     .family = "iio",
-     .type = "stacked",
-     .chart_by = {"socket", "stack"},
-     .dim_by = {"part", "direction"},
-     BANDWIDTH},
-    {.fam = PCIE_FAM_PORT_UTILIZATION_RATIO,
-     .need = "stack",
-     .context = "iio_utilization",
-     .title = "PCIe link utilisation per IIO stack",
-     .family = "iio",
-     .type = "line",
-     .chart_by = {"socket", "stack"},
-     .dim_by = {"part", "capacity"},
-     RATIO},
-    {.fam = PCIE_FAM_PORT_BANDWIDTH_BYTES_PER_SECOND,
-     .context = "port_bandwidth",
-     .title = "PCIe Root Port bandwidth by direction and TLP type",
-     .family = "bandwidth",
-     .type = "stacked",
-     .chart_by = {"port"},
-     .dim_by = {"direction", "tlp"},
-     BANDWIDTH},
-    {.fam = PCIE_FAM_PORT_UTILIZATION_RATIO,
-     .context = "port_utilization",
-     .title = "PCIe Root Port link utilisation",
-     .family = "bandwidth",
-     .type = "line",
-     .chart_by = {"port"},
-     .dim_by = {"direction", "capacity"},
-     RATIO},
-    {.fam = PCIE_FAM_PORT_LATENCY_SECONDS,
-     .context = "port_latency",
-     .title = "PCIe Root Port TLP latency",
-     .family = "latency",
-     .type = "line",
-     .chart_by = {"port"},
-     .dim_by = {"event"},
-     SECONDS},
-    {.fam = PCIE_FAM_DEVICE_BANDWIDTH_BYTES_PER_SECOND,
-     .context = "device_bandwidth",
-     .title = "PCIe endpoint bandwidth (top talkers)",
-     .family = "bandwidth",
-     .type = "stacked",
-     .chart_by = {"device"},
-     .dim_by = {"direction", "tlp"},
-     BANDWIDTH},
-    {.fam = PCIE_FAM_LINK_SPEED_TRANSFERS_PER_SECOND,
-     .context = "link_speed",
-     .title = "PCIe link speed",
-     .units = "GT/s",
-     .family = "link",
-     .type = "line",
-     .chart_by = {"bdf"},
-     .dim_by = {"state"},
-     .scale = 1,
-     .divisor = 1000000000},
-    {.fam = PCIE_FAM_LINK_WIDTH_LANES,
-     .context = "link_width",
-     .title = "PCIe link width",
-     .units = "lanes",
-     .family = "link",
-     .type = "line",
-     .chart_by = {"bdf"},
-     .dim_by = {"state"},
-     PLAIN},
-    {.fam = PCIE_FAM_LINK_DOWNTRAINED,
-     .context = "link_downtrained",
-     .title = "PCIe link trained below what both ends support",
-     .units = "boolean",
-     .family = "link",
-     .type = "line",
-     .chart_by = {"bdf"},
-     .dim_name = "downtrained",
-     PLAIN},
-    {.fam = PCIE_FAM_AUDIT_FINDING,
-     .context = "mps_mrrs_findings",
-     .title = "PCIe MPS/MRRS audit findings",
-     .units = "findings",
-     .family = "audit",
-     .type = "line",
-     .chart_by = {"bdf"},
-     .dim_by = {"finding"},
-     PLAIN,
-     .absent_zero = true},
-    {.fam = PCIE_FAM_AER_DEVICE_ERRORS_TOTAL,
-     .context = "aer_errors",
-     .title = "PCIe AER errors by severity",
-     .units = "errors/s",
-     .family = "aer",
-     .type = "line",
-     .chart_by = {"bdf"},
-     .dim_by = {"severity"},
-     PLAIN,
-     .incremental = true},
-    {.fam = PCIE_FAM_PTT_TLPS_TOTAL,
-     .context = "ptt_tlps",
-     .title = "PCIe TLP mix (PTT trace windows)",
-     .units = "TLPs/s",
-     .family = "ptt",
-     .type = "stacked",
-     .chart_by = {"pmu"},
-     .dim_by = {"direction", "kind"},
-     PLAIN,
-     .incremental = true},
-    {.fam = PCIE_FAM_PTT_COMPLETION_LATENCY_QUANTILE_SECONDS,
-     .context = "ptt_latency",
-     .title = "PCIe request to completion latency quantiles (PTT)",
-     .family = "ptt",
-     .type = "line",
-     .chart_by = {"pmu"},
-     .dim_by = {"completion", "percentile"},
-     SECONDS},
-    /* CPU nanoseconds per second / 10^7: percent of one CPU. */
-    {.fam = PCIE_FAM_COLLECTOR_CPU_SECONDS_TOTAL,
-     .context = "collector_cpu",
-     .title = "CPU time of the pciescope collector threads",
-     .units = "percentage",
-     .family = "plugin",
-     .type = "stacked",
-     .dim_by = {"pmu", "socket"},
-     .scale = 1e9,
-     .divisor = 10000000,
-     .incremental = true},
-    /* Counted per IO root complex, not per Root Port (AMD data fabric). */
-    {.fam = PCIE_FAM_PORT_BANDWIDTH_BYTES_PER_SECOND,
-     .need = "root_complex",
-     .context = "root_complex_bandwidth",
-     .title = "PCIe DMA bandwidth per IO root complex",
-     .family = "bandwidth",
-     .type = "stacked",
-     .chart_by = {"socket", "root_complex"},
-     .dim_by = {"locality", "direction"},
-     BANDWIDTH},
-    {.fam = PCIE_FAM_PORT_UTILIZATION_RATIO,
-     .need = "root_complex",
-     .context = "root_complex_utilization",
-     .title = "PCIe link utilisation per IO root complex",
-     .family = "bandwidth",
-     .type = "line",
-     .chart_by = {"socket", "root_complex"},
-     .dim_by = {"direction", "capacity"},
-     RATIO},
-};
+#include "nd_charts_table.h"
 
 #define ND_LABELS 6
 
@@ -265,16 +83,20 @@ static void append_id(char *buf, size_t len, const char *part)
         buf[n] = '\0';
 }
 
-/* A row whose label the sample carries first (wherever it is in the table),
- * then the family's row without one. */
+/* The sample's row of the chart table (nd_maps[], made from the chart
+ * stanzas of metrics/families.spec): a row whose `need` label the sample
+ * carries first, wherever it is in the table (Intel's "stack", the AMD
+ * data fabric's "root_complex"), then the family's row without one.
+ * Detail-only families (raw PMU counters, capacity, cycles, policies) have
+ * no row: the chart set must not depend on them. */
 static const struct nd_map *map_of(const struct pcie_sample *s)
 {
         for (int pass = 0; pass < 2; pass++)
-                for (size_t i = 0; i < sizeof(maps) / sizeof(maps[0]); i++)
-                        if (maps[i].fam == s->family &&
-                            (pass ? !maps[i].need
-                                  : maps[i].need && pcie_sample_label(s, maps[i].need)))
-                                return &maps[i];
+                for (size_t i = 0; i < nd_maps_len; i++)
+                        if (nd_maps[i].fam == s->family &&
+                            (pass ? !nd_maps[i].need
+                                  : nd_maps[i].need && pcie_sample_label(s, nd_maps[i].need)))
+                                return &nd_maps[i];
         return NULL;
 }
 
@@ -373,7 +195,7 @@ static struct nd_chart *chart_of(struct nd_charts *c, const struct nd_map *m,
         memset(ch, 0, sizeof(*ch));
         ch->map = m;
         memcpy(ch->id, id, sizeof(id));
-        ch->priority = 70000 + 10 * (int)(m - maps);
+        ch->priority = 70000 + 10 * (int)(m - nd_maps);
         chart_labels(ch, s);
         c->last = c->count++;
         return ch;
@@ -485,52 +307,5 @@ int nd_charts_flush(struct nd_charts *c, FILE *out)
         }
         if (fflush(out) || ferror(out))
                 return -EIO;
-        return 0;
-}
-
-/* Whether space-separated @list holds "pcie.@context". */
-static bool context_listed(const char *list, const char *context)
-{
-        size_t n = strlen(context);
-
-        for (const char *p = list; *p;) {
-                size_t len = strcspn(p, " ");
-
-                if (len == n + 5 && !strncmp(p, "pcie.", 5) && !strncmp(p + 5, context, n))
-                        return true;
-                p += len + (p[len] == ' ');
-        }
-        return false;
-}
-
-int nd_charts_check_families(char *why, size_t len)
-{
-        const size_t rows = sizeof(maps) / sizeof(maps[0]);
-
-        /* Every row's context is one metrics/families.spec gives its family... */
-        for (size_t i = 0; i < rows; i++) {
-                if (!context_listed(maps[i].fam->netdata, maps[i].context)) {
-                        snprintf(why, len, "%s: chart context pcie.%s is not the spec's (\"%s\")",
-                                 maps[i].fam->name, maps[i].context, maps[i].fam->netdata);
-                        return -1;
-                }
-        }
-        /* ...and every context the spec gives has its row. */
-        for (size_t f = 0; f < PCIE_FAMILY_COUNT; f++) {
-                const char *list = pcie_families[f].netdata;
-                size_t found = 0, listed = 0;
-
-                for (const char *p = list; *p; listed++)
-                        p += strcspn(p, " ") + (p[strcspn(p, " ")] == ' ');
-                for (size_t i = 0; i < rows; i++)
-                        found += maps[i].fam == &pcie_families[f];
-                if (found != listed) {
-                        snprintf(
-                            why, len,
-                            "%s: the spec gives %zu chart context(s) (\"%s\"), the chart table %zu",
-                            pcie_families[f].name, listed, list, found);
-                        return -1;
-                }
-        }
         return 0;
 }

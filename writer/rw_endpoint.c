@@ -66,11 +66,15 @@ struct rw_endpoint {
         struct rw_limiter limit;   /* ReplayShare */
         atomic_uint_fast64_t live; /* samples pushed, not yet credited */
         bool retrying;             /* the pending body failed: retries are not gated */
-        double last_take;          /* mono s: when the queue was last emptied */
-        double spool_retry_at;     /* mono s: no spool write or open before */
-        bool spool_failing;        /* the failure was logged; success logs it */
-        bool retry_after_said;     /* a Retry-After pause was logged; a success resets it */
-        bool draining;             /* in drain(): the progress callback may call it */
+        /* The pending body's last attempt got no answer (a timeout, a
+         * connection that broke): the receiver may have stored it. */
+        bool unanswered;
+        bool stored_said;      /* the log said once that a retry found it stored */
+        double last_take;      /* mono s: when the queue was last emptied */
+        double spool_retry_at; /* mono s: no spool write or open before */
+        bool spool_failing;    /* the failure was logged; success logs it */
+        bool retry_after_said; /* a Retry-After pause was logged; a success resets it */
+        bool draining;         /* in drain(): the progress callback may call it */
         uint64_t spool_errors_unlogged;
         time_t last_spool_log;
         time_t last_body_log;
@@ -951,6 +955,22 @@ static enum rw_verdict send_pending(struct rw_endpoint *ep, double timeout, doub
 
         dt = mono_now() - t0;
         *retry_after = -1;
+        /* A retry of a body whose last attempt got no answer, refused as
+         * out of order or as a duplicate: that is what a receiver says of
+         * samples it already has (a single sender keeps each series in
+         * order), so the first attempt was stored. Sent, not dropped: a
+         * slow receiver must not make samples look lost. */
+        if (v == RW_VERDICT_DROP && why == RW_DROP_OUT_OF_ORDER && ep->unanswered) {
+                v = RW_VERDICT_SENT;
+                if (!ep->stored_said) {
+                        ep->stored_said = true;
+                        EPLOG(ep, RW_LOG_WARNING,
+                              "HTTP %ld to a retry after no answer (%s): the receiver had stored "
+                              "the first attempt; %u samples counted as sent (said once)",
+                              status, body_text(ep), ep->p.samples);
+                }
+        }
+        ep->unanswered = v == RW_VERDICT_RETRY && status == 0;
         pthread_mutex_lock(&ep->stats_lock);
         ep->st.requests++;
         if (v == RW_VERDICT_SENT) {

@@ -11,7 +11,10 @@
  *    escaped; a URL's password never reaches an error message; a
  *    directory as BearerTokenFile and a non-PEM CACert are refused by name;
  *  - a 503 with "Retry-After: 100000" pauses the endpoint RetryAfterMax, not
- *    the receiver's day: logged once, counted.
+ *    the receiver's day: logged once, counted;
+ *  - a retry after a request that got no answer in time, refused as out of
+ *    order (the receiver had stored the first attempt), is sent, not
+ *    dropped; the same refusal of a first attempt is a drop.
  */
 #define _GNU_SOURCE /* strcasestr */
 #include <setjmp.h>
@@ -88,6 +91,7 @@ struct server {
          * header lines instead */
         int first_status, first_count;
         const char *first_headers;
+        int first_delay_ms; /* the first requests are answered this late */
         volatile int requests;
         volatile bool stop;
         pthread_t th;
@@ -122,6 +126,9 @@ static void *server_main(void *arg)
                                 break;
                 }
                 bool first = __atomic_load_n(&s->requests, __ATOMIC_SEQ_CST) < s->first_count;
+
+                if (first && s->first_delay_ms)
+                        usleep((useconds_t)s->first_delay_ms * 1000);
 
                 n = snprintf(
                     resp, sizeof(resp),
@@ -452,6 +459,78 @@ static void test_retry_after_capped(void **state)
         }
 }
 
+/* The receiver stores the first attempt but answers after the endpoint's
+ * Timeout; the retry is refused as Prometheus refuses samples it has. */
+static void test_retry_found_stored(void **state)
+{
+        struct server s = {.status = 400,
+                           .body = "out of order sample",
+                           .first_status = 204,
+                           .first_count = 1,
+                           .first_delay_ms = 1500};
+        struct rw_endpoint_cfg cfg;
+        struct rw_endpoint *ep = NULL;
+        struct rw_endpoint_stats st;
+        struct rw_sample smp = {mkseries(1), 1, 1000};
+        char err[512] = "";
+
+        (void)state;
+        server_start(&s, true);
+        log_reset();
+        cfg_for(&cfg, s.port, NULL);
+        cfg.batch_deadline = 0.05;
+        cfg.timeout = 0.5;
+        assert_int_equal(rw_endpoint_new(&cfg, "test/0", lg, NULL, &ep, err, sizeof(err)), 0);
+        assert_int_equal(rw_endpoint_start(ep), 0);
+        assert_int_equal(rw_endpoint_push(ep, &smp), 0);
+        for (int i = 0; i < 250; i++) {
+                rw_endpoint_get_stats(ep, &st);
+                if (st.samples_sent + st.samples_failed == 1)
+                        break;
+                usleep(20000);
+        }
+        rw_endpoint_stop(ep);
+        server_stop(&s, true);
+        assert_int_equal(st.samples_sent, 1);
+        assert_int_equal(st.samples_failed, 0);
+        assert_int_equal(st.dropped[RW_DROP_OUT_OF_ORDER], 0);
+        assert_true(st.samples_retried >= 1);
+        pthread_mutex_lock(&log_lock);
+        assert_int_equal(log_errors, 0);
+        assert_non_null(strstr(logbuf, "the receiver had stored the first attempt"));
+        pthread_mutex_unlock(&log_lock);
+}
+
+/* The same refusal of a first attempt: a drop, counted with its reason. */
+static void test_out_of_order_dropped(void **state)
+{
+        struct server s = {.status = 400, .body = "out of order sample"};
+        struct rw_endpoint_cfg cfg;
+        struct rw_endpoint *ep = NULL;
+        struct rw_endpoint_stats st;
+        struct rw_sample smp = {mkseries(1), 1, 1000};
+        char err[512] = "";
+
+        (void)state;
+        server_start(&s, true);
+        log_reset();
+        cfg_for(&cfg, s.port, NULL);
+        cfg.batch_deadline = 0.05;
+        assert_int_equal(rw_endpoint_new(&cfg, "test/0", lg, NULL, &ep, err, sizeof(err)), 0);
+        assert_int_equal(rw_endpoint_start(ep), 0);
+        assert_int_equal(rw_endpoint_push(ep, &smp), 0);
+        for (int i = 0; i < 100; i++) {
+                rw_endpoint_get_stats(ep, &st);
+                if (st.samples_failed == 1)
+                        break;
+                usleep(20000);
+        }
+        rw_endpoint_stop(ep);
+        server_stop(&s, true);
+        assert_int_equal(st.samples_sent, 0);
+        assert_int_equal(st.dropped[RW_DROP_OUT_OF_ORDER], 1);
+}
+
 static void refused(const struct rw_endpoint_cfg *c, const char *want, const char *never)
 {
         char err[512] = "";
@@ -508,6 +587,8 @@ int main(void)
             cmocka_unit_test(test_spool_cannot_open),
             cmocka_unit_test(test_body_escaped),
             cmocka_unit_test(test_retry_after_capped),
+            cmocka_unit_test(test_retry_found_stored),
+            cmocka_unit_test(test_out_of_order_dropped),
             cmocka_unit_test(test_config_files_and_secrets),
         };
 

@@ -28,7 +28,8 @@
 #   evaluation interval of Prometheus and of vmalert, which the shipped rules'
 #   windows of 5 to 30 minutes are made for),
 #   BENCH_DASH_FOR_INTERVALS (7), BENCH_DASH_RECEIVERS ("vm prom"),
-#   BENCH_DASH_SEED (27), BENCH_DASH_FAULT_RATE (0.03)
+#   BENCH_DASH_SEED (27), BENCH_DASH_FAULT_RATE (0.03), BENCH_DASH_MIX
+#   (pciescope fleet's --mix; its default mix when empty)
 set -u
 build=$(cd "${1:-.}" && pwd)
 src=$(cd "${2:-.}" && pwd)
@@ -107,7 +108,7 @@ for r in ${BENCH_DASH_RECEIVERS:-vm prom}; do
 	fi
 	"$fleet" --hosts "$hosts" --duration "$live" --interval "$interval" --start-offset "$history" \
 		--seed "$seed" --fault-rate "${BENCH_DASH_FAULT_RATE:-0.03}" --url "$url/api/v1/write" \
-		--truth "$out/truth-$r.json" 2>"$dir/fleet.err" &
+		${BENCH_DASH_MIX:+--mix "$BENCH_DASH_MIX"} --truth "$out/truth-$r.json" 2>"$dir/fleet.err" &
 	fpid=$!
 	# The live part begins when the sender's clock (t=) passes the history's
 	# sending time; sample the rule groups from then on, every eval interval.

@@ -12,7 +12,8 @@
 #   bench_fleet_scale.sh BUILDDIR SRCDIR
 #   BENCH_FLEET_SECONDS (180) per step, BENCH_FLEET_RECEIVERS ("vm prom"),
 #   BENCH_FLEET_HOSTS ("100 250 500 1000"), BENCH_FLEET_INTERVAL (10),
-#   BENCH_FLEET_FAULT_RATE (0.03)
+#   BENCH_FLEET_FAULT_RATE (0.03), BENCH_FLEET_MIX (pciescope fleet's --mix;
+#   its default mix when empty)
 set -u
 build=$(cd "${1:-.}" && pwd)
 src=$(cd "${2:-.}" && pwd)
@@ -58,6 +59,7 @@ for r in ${BENCH_FLEET_RECEIVERS:-vm prom}; do
 	for n in ${BENCH_FLEET_HOSTS:-100 250 500 1000}; do
 		start_receiver "$r" "$n"
 		"$fleet" --hosts "$n" --duration "$seconds" --interval "$interval" --seed 27 --fault-rate "${BENCH_FLEET_FAULT_RATE:-0.03}" \
+			${BENCH_FLEET_MIX:+--mix "$BENCH_FLEET_MIX"} \
 			--url "$rurl/api/v1/write" 2>"$tmp/fleet-$r-$n.err" &
 		fpid=$!
 		# steady part: from 2 intervals after the first send to the end

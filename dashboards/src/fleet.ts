@@ -164,7 +164,7 @@ export function fleet() {
 		.withPanel(
 			c.tablePanel({
 				title: `PTT completion latency p99 (top ${K})`,
-				description: `Hosts with the highest p99 of request-to-last-completion latency from the PTT trace windows of the last 5 minutes: histogram_quantile(0.99) over \`pcie_ptt_completion_latency_seconds_bucket\` (the recording rule \`${R.pttP99}\`).`,
+				description: `The PTT devices (host and \`pmu\`) with the highest p99 of request-to-last-completion latency from the trace windows of the last 5 minutes: histogram_quantile(0.99) over \`pcie_ptt_completion_latency_seconds_bucket\` per device (the recording rule \`${R.pttP99}\`, which PCIePTTLatencyHigh reads too).`,
 				unit: "s",
 				queries: [
 					{

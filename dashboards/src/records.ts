@@ -1,8 +1,8 @@
 // The recording rules: one series per host (or one per wrong link) that the
 // fleet overview reads instead of the raw per-port, per-function series, and
-// two that the alerts of pcie.rules.yml read (the ports with a function
-// below them, per host and PMU PTT latency p99) so that no alert group joins
-// or histograms the largest families itself.
+// two that the alerts of pcie.rules.yml read too (the ports with a function
+// below them, PTT latency p99 per host and PTT device) so that no alert group
+// joins or histograms the largest families itself.
 // At 1,000 hosts a raw panel scans 10^4 to 10^5 series at every step of its
 // range; the record is 1,000 series (or a handful of rows), evaluated once
 // per rule interval as an instant query. generate.ts writes them to
@@ -47,12 +47,11 @@ export const R = {
 	downtrainedCount: "instance:pcie_links_downtrained:count",
 	criticalFindings: "instance:pcie_audit_findings_critical:count",
 	aerRate: "instance:pcie_aer_device_errors:rate5m",
-	pttP99: "instance:pcie_ptt_completion_latency_seconds:p99_rate5m",
+	pttP99: "instance_pmu:pcie_ptt_completion_latency_seconds:p99_rate5m",
 	collectorCpu: "instance:pcie_collector_cpu_seconds:rate5m",
 	pmuCoverageMin: "instance:pcie_pmu_coverage_ratio:min",
 	pttWindowsFailed: "instance:pcie_ptt_windows_failed:rate5m",
 	portsWithFunctionBelow: "instance_bdf:pcie_device_info:ports_with_function_below",
-	pttP99PerPmu: "instance_pmu:pcie_ptt_completion_latency_seconds:p99_rate5m",
 };
 
 export const records: RecordRule[] = [
@@ -94,14 +93,8 @@ export const records: RecordRule[] = [
 	},
 	{
 		record: R.pttP99,
-		expr: `histogram_quantile(0.99, sum by (instance, le) (rate(pcie_ptt_completion_latency_seconds_bucket{completion="last"}[5m])))`,
-		why: "p99 of request-to-last-completion latency per host, from the PTT trace windows of the last 5 minutes.",
-		group: "pcie.records.collector",
-	},
-	{
-		record: R.pttP99PerPmu,
 		expr: `histogram_quantile(0.99, sum by (instance, pmu, le) (rate(pcie_ptt_completion_latency_seconds_bucket{completion="last"}[5m])))`,
-		why: "p99 of request-to-last-completion latency per host and PTT device, 5-minute window: PCIePTTLatencyHigh reads it.",
+		why: "p99 of request-to-last-completion latency per host and PTT device, from the trace windows of the last 5 minutes: the fleet overview's top-k and PCIePTTLatencyHigh.",
 		group: "pcie.records.collector",
 	},
 	{

@@ -742,6 +742,7 @@ static void find_candidates(json_object *o, struct candidate *c, size_t *n, size
                                             *kind, *link;
 
                                 if (!json_object_object_get_ex(rp, "children", &ch) ||
+                                    !json_object_is_type(ch, json_type_array) ||
                                     json_object_array_length(ch) != 1)
                                         continue;
                                 dev = json_object_array_get_idx(ch, 0);
@@ -955,12 +956,14 @@ static double endpoints_demand(json_object *o, int dir, double f)
 
         if (json_object_object_get_ex(o, "kind", &kind) &&
             !strcmp(json_object_get_string(kind), "switch")) {
-                if (json_object_object_get_ex(o, "downstream", &arr))
+                if (json_object_object_get_ex(o, "downstream", &arr) &&
+                    json_object_is_type(arr, json_type_array))
                         for (size_t i = 0; i < json_object_array_length(arr); i++) {
                                 json_object *ch;
 
                                 if (!json_object_object_get_ex(json_object_array_get_idx(arr, i),
-                                                               "children", &ch))
+                                                               "children", &ch) ||
+                                    !json_object_is_type(ch, json_type_array))
                                         continue;
                                 for (size_t j = 0; j < json_object_array_length(ch); j++)
                                         sum += endpoints_demand(json_object_array_get_idx(ch, j),
@@ -991,6 +994,8 @@ static double endpoints_demand(json_object *o, int dir, double f)
  * no flaps, quiet AER, and traffic within HEAL_SHARE_MAX of every link. */
 static void heal_port(json_object *port, int mps, struct heal_counts *H)
 {
+        /* (a description of the wrong shape is left to the simulator,
+         * which refuses it with the key and the place) */
         json_object *ch, *plink, *dlink;
         int m = mps;
         unsigned code, width;
@@ -1013,6 +1018,8 @@ static void heal_port(json_object *port, int mps, struct heal_counts *H)
         for (size_t i = 0; i < json_object_array_length(ch); i++) {
                 json_object *dev = json_object_array_get_idx(ch, i), *kind, *ds;
 
+                if (!json_object_is_type(dev, json_type_object))
+                        continue;
                 heal_link(dev, H, true);
                 heal_aer(dev, H);
                 if (jint(dev, "mps", m) != m) {
@@ -1021,7 +1028,8 @@ static void heal_port(json_object *port, int mps, struct heal_counts *H)
                 }
                 if (json_object_object_get_ex(dev, "kind", &kind) &&
                     !strcmp(json_object_get_string(kind), "switch") &&
-                    json_object_object_get_ex(dev, "downstream", &ds))
+                    json_object_object_get_ex(dev, "downstream", &ds) &&
+                    json_object_is_type(ds, json_type_array))
                         for (size_t j = 0; j < json_object_array_length(ds); j++) {
                                 json_object *dsp = json_object_array_get_idx(ds, j);
                                 int dmpss = jint(dsp, "mpss", 256);

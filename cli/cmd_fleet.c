@@ -6,7 +6,9 @@
  * its own, pciescope-fleet, which `pciescope fleet` runs (it links librw:
  * libcurl, protobuf-c, snappy, which no other command needs).
  *
- * How (docs/fleet.md says why): the real engine runs once per machine
+ * How (docs/fleet.md says why): each machine description is first healed
+ * of its own faults (heal_tree) and checked to fire no alert
+ * (base_fires_nothing); the real engine runs once per machine
  * type, and once per planted fault shape, on the simulated machine (a
  * fault is the shipped description changed: a link trained narrower, a
  * flap period, an MPS above the link partner's, AER counters that rise, a
@@ -41,6 +43,7 @@
 
 #include "cli_series.h"
 #include "engine.h"
+#include "pcie_link.h"
 #include "rw_endpoint.h"
 #include "rw_http.h"
 #include "rw_pace.h"
@@ -57,6 +60,9 @@
 #define MAX_URLS    16
 #define MAX_HEADERS 16
 #define MAX_MIX     16
+/* Every vendor's shipped machine; the two first ones, the longest
+ * shipped, carry most of it (docs/fleet.md "The machine mix"). */
+#define DEFAULT_MIX "kunpeng930-2p=4,spr-2s=3,turin-2p=1,yitian710-1p=1,grace-gh200=1"
 
 enum fault_kind {
         FAULT_NONE = -1,
@@ -466,6 +472,253 @@ static double tmpl_value(const struct template *t, size_t k, const char *name, c
         return NAN;
 }
 
+/* ---- the healed base fires nothing ----
+ *
+ * The conditions of the shipped alerts (dashboards/alerts/pcie.rules.yml)
+ * on a template's cycle, at workload factor 1, each as strict as the rule
+ * or stricter: any interval counts where the rule averages or waits. */
+
+/* @p as name{label="value",...}, for an error. */
+static void series_text(const char *p, char *buf, size_t len)
+{
+        size_t n = rw_packed_nlabels(p), used;
+        const char *q = rw_packed_first(p), *name = packed_get(p, "__name__");
+
+        used = (size_t)snprintf(buf, len, "%s{", name ? name : "?");
+        for (size_t i = 0; i < n && used < len; i++) {
+                const char *v = q + strlen(q) + 1;
+
+                if (strcmp(q, "__name__"))
+                        used += (size_t)snprintf(buf + used, len - used, "%s%s=\"%s\"",
+                                                 buf[used - 1] == '{' ? "" : ",", q, v);
+                q = v + strlen(v) + 1;
+        }
+        if (used < len)
+                snprintf(buf + used, len - used, "}");
+}
+
+/* @p's labels but __name__, "n=v," joined: what pairs two families' series. */
+static void labels_key(const char *p, char *buf, size_t len)
+{
+        size_t n = rw_packed_nlabels(p), used = 0;
+        const char *q = rw_packed_first(p);
+
+        buf[0] = '\0';
+        for (size_t i = 0; i < n && used < len; i++) {
+                const char *v = q + strlen(q) + 1;
+
+                if (strcmp(q, "__name__"))
+                        used += (size_t)snprintf(buf + used, len - used, "%s=%s,", q, v);
+                q = v + strlen(v) + 1;
+        }
+}
+
+static bool named(const char *p, const char *name)
+{
+        const char *x = packed_get(p, "__name__");
+
+        return x && !strcmp(x, name);
+}
+
+static bool label_is(const char *p, const char *label, const char *value)
+{
+        const char *x = packed_get(p, label);
+
+        return x && !strcmp(x, value);
+}
+
+/* A counter's increase over the cycle (first to last value seen). */
+static double cycle_rise(const struct template *t, size_t i)
+{
+        double first = NAN, last = NAN;
+
+        for (size_t k = 0; k <= CYCLE_STEPS; k++) {
+                double v = t->raw[k * t->cap + i];
+
+                if (isnan(v))
+                        continue;
+                if (isnan(first))
+                        first = v;
+                last = v;
+        }
+        return isnan(first) ? 0 : last - first;
+}
+
+/* Per-pmu sums for the rules that aggregate by pmu. */
+struct pmu_sum {
+        char pmu[64];
+        double a, b;
+        bool seen;
+};
+
+static struct pmu_sum *pmu_slot(struct pmu_sum *s, size_t *n, size_t max, const char *pmu,
+                                const char *extra)
+{
+        char key[64];
+
+        snprintf(key, sizeof(key), "%s%s%s", pmu ? pmu : "", extra ? "/" : "", extra ? extra : "");
+        for (size_t i = 0; i < *n; i++)
+                if (!strcmp(s[i].pmu, key))
+                        return &s[i];
+        if (*n == max)
+                return NULL;
+        snprintf(s[*n].pmu, sizeof(s[*n].pmu), "%s", key);
+        s[*n].a = s[*n].b = 0;
+        s[*n].seen = false;
+        return &s[(*n)++];
+}
+
+/* 0 when no alerting condition holds on @t; else -1 and @why names the
+ * alert and the series. */
+static int base_fires_nothing(const struct template *t, double interval, char *why, size_t len)
+{
+        static struct pmu_sum ptt[1024], win[256], cov[256];
+        double span = CYCLE_STEPS * interval;
+        size_t nptt = 0, nwin = 0;
+        char text[384];
+
+        for (size_t i = 0; i < t->n; i++) {
+                const char *p = t->s[i].packed, *alert = NULL;
+                double worst = NAN;
+
+                if (named(p, "pcie_port_utilization_ratio") &&
+                    label_is(p, "capacity", "effective")) {
+                        for (size_t k = 1; k <= CYCLE_STEPS; k++)
+                                if (t->raw[k * t->cap + i] > 0.9)
+                                        alert = "PCIeLinkSaturated: above 0.9",
+                                        worst = t->raw[k * t->cap + i];
+                } else if (named(p, "pcie_link_downtrained")) {
+                        for (size_t k = 1; k <= CYCLE_STEPS; k++)
+                                if (t->raw[k * t->cap + i] == 1)
+                                        alert = "PCIeLinkDowntrained: 1", worst = 1;
+                } else if (named(p, "pcie_audit_finding") && label_is(p, "severity", "critical")) {
+                        for (size_t k = 1; k <= CYCLE_STEPS; k++)
+                                if (t->raw[k * t->cap + i] == 1)
+                                        alert = "PCIeMPSMisconfigured: a critical finding",
+                                        worst = 1;
+                } else if (named(p, "pcie_link_changes_total")) {
+                        if ((worst = cycle_rise(t, i)) > 0)
+                                alert = "PCIeLinkFlapping: link changes";
+                } else if (named(p, "pcie_aer_device_errors_total")) {
+                        worst = cycle_rise(t, i);
+                        if (label_is(p, "severity", "correctable")) {
+                                if ((worst /= span) > 0.1)
+                                        alert = "PCIeAERCorrectableErrorRate: above 0.1/s";
+                        } else if (worst > 0) {
+                                alert = "PCIeAERUncorrectableErrors: rising";
+                        }
+                } else if (named(p, "pcie_collector_cpu_seconds_total")) {
+                        if ((worst = cycle_rise(t, i) / span) > 0.05)
+                                alert = "PCIeCollectorCPUHigh: above 0.05 cores";
+                } else if (named(p, "pcie_ptt_completion_latency_seconds_bucket") &&
+                           label_is(p, "completion", "last") && packed_get(p, "le")) {
+                        /* sum by (pmu, le): a = the bucket's count, b = le */
+                        struct pmu_sum *s =
+                            pmu_slot(ptt, &nptt, 1024, packed_get(p, "pmu"), packed_get(p, "le"));
+
+                        if (s) {
+                                s->a += cycle_rise(t, i);
+                                s->b = strtod(packed_get(p, "le"), NULL);
+                        }
+                } else if (named(p, "pcie_ptt_windows_total")) {
+                        struct pmu_sum *s = pmu_slot(win, &nwin, 256, packed_get(p, "pmu"), NULL);
+                        const char *r = packed_get(p, "result");
+                        double d = cycle_rise(t, i);
+
+                        if (s) {
+                                s->b += d;
+                                if (r && (!strcmp(r, "busy") || !strcmp(r, "stopped") ||
+                                          !strcmp(r, "error")))
+                                        s->a += d;
+                        }
+                }
+                if (alert) {
+                        series_text(p, text, sizeof(text));
+                        snprintf(why, len, "%s (%s %g)", alert, text, worst);
+                        return -1;
+                }
+        }
+        /* PCIePTTLatencyHigh: the p99 of each pmu's cycle above 100 us,
+         * i.e. fewer than 99 % of its completions in the buckets up to
+         * 100 us (the largest le at or below it) */
+        for (size_t i = 0; i < nptt; i++) {
+                double total = 0, below = 0, le_below = -1;
+                size_t plen = strcspn(ptt[i].pmu, "/");
+
+                for (size_t j = 0; j < nptt; j++) {
+                        if (strncmp(ptt[j].pmu, ptt[i].pmu, plen) || ptt[j].pmu[plen] != '/')
+                                continue;
+                        if (isinf(ptt[j].b))
+                                total = ptt[j].a;
+                        else if (ptt[j].b <= 100e-6 && ptt[j].b > le_below)
+                                le_below = ptt[j].b, below = ptt[j].a;
+                }
+                if (total > 0 && below < 0.99 * total) {
+                        snprintf(why, len,
+                                 "PCIePTTLatencyHigh: the p99 above 100 us "
+                                 "(pcie_ptt_completion_latency_seconds_bucket{completion=\"last\","
+                                 "pmu=\"%.*s\"}: %g of %g at or below 100 us)",
+                                 (int)plen, ptt[i].pmu, below, total);
+                        return -1;
+                }
+        }
+        for (size_t i = 0; i < nwin; i++)
+                if (win[i].b > 0 && win[i].a > 0.5 * win[i].b) {
+                        snprintf(why, len,
+                                 "PCIePTTWindowsFailing: %g of %g windows busy, stopped or in "
+                                 "error (pcie_ptt_windows_total{pmu=\"%s\"})",
+                                 win[i].a, win[i].b, win[i].pmu);
+                        return -1;
+                }
+        /* PCIePMUCoverageLow, interval by interval: per pmu, the lowest
+         * coverage (a) against half the highest counting/measurements (b) */
+        for (size_t k = 1; k <= CYCLE_STEPS; k++) {
+                size_t ncov = 0;
+
+                for (size_t i = 0; i < t->n; i++) {
+                        const char *p = t->s[i].packed;
+                        double v = t->raw[k * t->cap + i];
+                        struct pmu_sum *s;
+
+                        if (isnan(v) || !packed_get(p, "pmu"))
+                                continue;
+                        if (named(p, "pcie_pmu_coverage_ratio")) {
+                                s = pmu_slot(cov, &ncov, 256, packed_get(p, "pmu"), NULL);
+                                if (s && (!s->seen || v < s->a))
+                                        s->a = v;
+                                if (s)
+                                        s->seen = true;
+                        } else if (named(p, "pcie_pmu_measurements_counting")) {
+                                char key[512], other[512];
+
+                                labels_key(p, key, sizeof(key));
+                                for (size_t j = 0; j < t->n; j++) {
+                                        double m = t->raw[k * t->cap + j];
+
+                                        if (!named(t->s[j].packed, "pcie_pmu_measurements") ||
+                                            !(m > 0))
+                                                continue;
+                                        labels_key(t->s[j].packed, other, sizeof(other));
+                                        if (strcmp(key, other))
+                                                continue;
+                                        s = pmu_slot(cov, &ncov, 256, packed_get(p, "pmu"), NULL);
+                                        if (s && v / m > s->b)
+                                                s->b = v / m;
+                                }
+                        }
+                }
+                for (size_t i = 0; i < ncov; i++)
+                        if (cov[i].seen && cov[i].a < 0.5 * cov[i].b) {
+                                snprintf(why, len,
+                                         "PCIePMUCoverageLow: coverage %g below half of %g "
+                                         "(pcie_pmu_coverage_ratio{pmu=\"%s\"})",
+                                         cov[i].a, cov[i].b, cov[i].pmu);
+                                return -1;
+                        }
+        }
+        return 0;
+}
+
 /* ---- machine descriptions and planted faults ---- */
 
 struct candidate {
@@ -489,6 +742,7 @@ static void find_candidates(json_object *o, struct candidate *c, size_t *n, size
                                             *kind, *link;
 
                                 if (!json_object_object_get_ex(rp, "children", &ch) ||
+                                    !json_object_is_type(ch, json_type_array) ||
                                     json_object_array_length(ch) != 1)
                                         continue;
                                 dev = json_object_array_get_idx(ch, 0);
@@ -581,6 +835,267 @@ static int width_down(int w)
         return w >= 32 ? 16 : w >= 16 ? 8 : w >= 8 ? 4 : w >= 4 ? 2 : 1;
 }
 
+/* ---- the healthy base: every machine healed before it is templated ----
+ *
+ * A shipped description may carry faults of its own (a link trained
+ * narrower or slower, a flapping link, an MPS above its link partner's,
+ * AER counters that rise, a device that asks more than its link carries).
+ * A fleet's faults are the planted ones, listed in --truth, so the base of
+ * every machine is the description healed, by rules that look at nothing
+ * but the description (no list of known faults): then load_mix checks,
+ * on the engine's own output, that no alerting condition holds on it. */
+
+#define HEAL_SHARE_MAX 0.70 /* a direction asking more of a link's effective capacity ... */
+#define HEAL_SHARE     0.60 /* ... is scaled down to this share of it */
+#define HEAL_CORR_RATE 0.05 /* correctable AER errors/s a device may keep: half the alert's */
+
+struct heal_counts {
+        unsigned links, flaps, mps, aer, traffic;
+};
+
+/* Both ends train at the best they support: speed and width stated on a
+ * link are what a downtrained link is made of; a flap is a fault. */
+static void heal_link(json_object *o, struct heal_counts *H, bool below)
+{
+        json_object *link;
+
+        if (!json_object_object_get_ex(o, "link", &link))
+                return;
+        if (json_object_object_get_ex(link, "speed", NULL) ||
+            json_object_object_get_ex(link, "width", NULL)) {
+                json_object_object_del(link, "speed");
+                json_object_object_del(link, "width");
+                H->links++;
+        }
+        if (below && json_object_object_get_ex(link, "flap_period_s", NULL)) {
+                json_object_object_del(link, "flap_period_s");
+                json_object_object_del(link, "flap_width");
+                H->flaps++;
+        }
+}
+
+/* Uncorrectable counters stand still; correctable ones rise at most
+ * HEAL_CORR_RATE a second per device (the class's counters together). */
+static void heal_aer(json_object *dev, struct heal_counts *H)
+{
+        static const char *const classes[] = {"correctable", "nonfatal", "fatal"};
+        json_object *aer, *cls, *ps;
+
+        if (!json_object_object_get_ex(dev, "aer", &aer) ||
+            !json_object_is_type(aer, json_type_object))
+                return;
+        for (size_t c = 0; c < 3; c++) {
+                double sum = 0, f;
+
+                if (!json_object_object_get_ex(aer, classes[c], &cls) ||
+                    !json_object_is_type(cls, json_type_object))
+                        continue;
+                json_object_object_foreach(cls, name, ctr)
+                {
+                        (void)name;
+                        if (json_object_is_type(ctr, json_type_object) &&
+                            json_object_object_get_ex(ctr, "per_second", &ps))
+                                sum += json_object_get_double(ps);
+                }
+                f = c == 0 ? (sum > HEAL_CORR_RATE ? HEAL_CORR_RATE / sum : 1) : 0;
+                if (sum <= 0 || f == 1)
+                        continue;
+                json_object_object_foreach(cls, name2, ctr2)
+                {
+                        (void)name2;
+                        if (json_object_is_type(ctr2, json_type_object) &&
+                            json_object_object_get_ex(ctr2, "per_second", &ps))
+                                json_object_object_add(
+                                    ctr2, "per_second",
+                                    json_object_new_double(json_object_get_double(ps) * f));
+                }
+                H->aer++;
+        }
+}
+
+/* GT/s text ("16GT/s", "16 GT/s", "16.0GT/s") to its speed code; 0 if none. */
+static unsigned speed_code_of(const char *s)
+{
+        double gts = s ? strtod(s, NULL) : 0;
+
+        for (unsigned c = 1; c <= PCIE_SPEED_CODE_MAX; c++)
+                if (pcie_speed_gts(c) > 0 && fabs(pcie_speed_gts(c) - gts) < 0.01)
+                        return c;
+        return 0;
+}
+
+/* The highest phase scale of @dev's workload (1 without phases). */
+static double peak_scale(json_object *w)
+{
+        json_object *ph, *sc;
+        double peak = 0;
+
+        if (!json_object_object_get_ex(w, "phases", &ph) ||
+            !json_object_is_type(ph, json_type_array) || !json_object_array_length(ph))
+                return 1;
+        for (size_t i = 0; i < json_object_array_length(ph); i++)
+                if (json_object_object_get_ex(json_object_array_get_idx(ph, i), "scale", &sc) &&
+                    json_object_get_double(sc) > peak)
+                        peak = json_object_get_double(sc);
+        return peak;
+}
+
+/* Flows by direction on the link: towards the host (rx at the Root Port)
+ * the written data and the read completions the device returns; towards
+ * the device (tx) the completions of its reads and the CPU's writes. */
+static const char *const flows_rx[] = {"dma_write", "mmio_read"};
+static const char *const flows_tx[] = {"dma_read", "mmio_write"};
+
+/* Every endpoint below @o (itself, or through a switch): @f times its
+ * flows of direction @dir when @f > 0; returns their peak demand. */
+static double endpoints_demand(json_object *o, int dir, double f)
+{
+        const char *const *flows = dir ? flows_tx : flows_rx;
+        json_object *kind, *arr, *w, *fl, *bps;
+        double sum = 0;
+
+        if (json_object_object_get_ex(o, "kind", &kind) &&
+            !strcmp(json_object_get_string(kind), "switch")) {
+                if (json_object_object_get_ex(o, "downstream", &arr) &&
+                    json_object_is_type(arr, json_type_array))
+                        for (size_t i = 0; i < json_object_array_length(arr); i++) {
+                                json_object *ch;
+
+                                if (!json_object_object_get_ex(json_object_array_get_idx(arr, i),
+                                                               "children", &ch) ||
+                                    !json_object_is_type(ch, json_type_array))
+                                        continue;
+                                for (size_t j = 0; j < json_object_array_length(ch); j++)
+                                        sum += endpoints_demand(json_object_array_get_idx(ch, j),
+                                                                dir, f);
+                        }
+                return sum;
+        }
+        if (!json_object_object_get_ex(o, "workload", &w))
+                return 0;
+        for (size_t i = 0; i < 2; i++)
+                if (json_object_object_get_ex(w, flows[i], &fl) &&
+                    json_object_object_get_ex(fl, "bytes_per_second", &bps)) {
+                        double v = json_object_get_double(bps);
+
+                        if (f > 0) {
+                                v *= f;
+                                json_object_object_add(fl, "bytes_per_second",
+                                                       json_object_new_double(v));
+                        }
+                        sum += v * peak_scale(w);
+                }
+        return sum;
+}
+
+/* The link below port @port (effective MPS @mps) and everything under it:
+ * both ends of every link at one MPS, the kernel's default policy (the
+ * port's, or the lowest MPSS below it), links trained at their best,
+ * no flaps, quiet AER, and traffic within HEAL_SHARE_MAX of every link. */
+static void heal_port(json_object *port, int mps, struct heal_counts *H)
+{
+        /* (a description of the wrong shape is left to the simulator,
+         * which refuses it with the key and the place) */
+        json_object *ch, *plink, *dlink;
+        int m = mps;
+        unsigned code, width;
+
+        heal_aer(port, H);
+        if (!json_object_object_get_ex(port, "children", &ch) ||
+            !json_object_is_type(ch, json_type_array) || !json_object_array_length(ch))
+                return;
+        heal_link(port, H, false);
+        for (size_t i = 0; i < json_object_array_length(ch); i++) {
+                int mpss = jint(json_object_array_get_idx(ch, i), "mpss", 256);
+
+                if (mpss < m)
+                        m = mpss;
+        }
+        if (m != mps) {
+                json_object_object_add(port, "mps", json_object_new_int(m));
+                H->mps++;
+        }
+        for (size_t i = 0; i < json_object_array_length(ch); i++) {
+                json_object *dev = json_object_array_get_idx(ch, i), *kind, *ds;
+
+                if (!json_object_is_type(dev, json_type_object))
+                        continue;
+                heal_link(dev, H, true);
+                heal_aer(dev, H);
+                if (jint(dev, "mps", m) != m) {
+                        json_object_object_add(dev, "mps", json_object_new_int(m));
+                        H->mps++;
+                }
+                if (json_object_object_get_ex(dev, "kind", &kind) &&
+                    !strcmp(json_object_get_string(kind), "switch") &&
+                    json_object_object_get_ex(dev, "downstream", &ds) &&
+                    json_object_is_type(ds, json_type_array))
+                        for (size_t j = 0; j < json_object_array_length(ds); j++) {
+                                json_object *dsp = json_object_array_get_idx(ds, j);
+                                int dmpss = jint(dsp, "mpss", 256);
+
+                                heal_port(dsp, jint(dsp, "mps", dmpss < m ? dmpss : m), H);
+                        }
+        }
+        /* the link's capacity: the best both ends support, at MPS m */
+        if (!json_object_object_get_ex(port, "link", &plink))
+                return;
+        dlink = NULL;
+        json_object_object_get_ex(json_object_array_get_idx(ch, 0), "link", &dlink);
+        code = speed_code_of(jstr(plink, "max_speed"));
+        width = (unsigned)jint(plink, "max_width", 0);
+        if (dlink) {
+                unsigned dc = speed_code_of(jstr(dlink, "max_speed"));
+                unsigned dw = (unsigned)jint(dlink, "max_width", 0);
+
+                if (dc && dc < code)
+                        code = dc;
+                if (dw && dw < width)
+                        width = dw;
+        }
+        for (int dir = 0; dir < 2; dir++) {
+                double cap = (double)pcie_link_capacity_bytes(code, width) * m / (m + 24.0),
+                       want = 0;
+
+                for (size_t i = 0; i < json_object_array_length(ch); i++)
+                        want += endpoints_demand(json_object_array_get_idx(ch, i), dir, 0);
+                if (cap > 0 && want > HEAL_SHARE_MAX * cap) {
+                        for (size_t i = 0; i < json_object_array_length(ch); i++)
+                                endpoints_demand(json_object_array_get_idx(ch, i), dir,
+                                                 HEAL_SHARE * cap / want);
+                        H->traffic++;
+                }
+        }
+}
+
+/* Every Root Port of the description, wherever its vendor's section keeps
+ * them (as find_candidates looks for them), and every RCiEP's AER. */
+static void heal_tree(json_object *o, struct heal_counts *H)
+{
+        if (json_object_is_type(o, json_type_array)) {
+                for (size_t i = 0; i < json_object_array_length(o); i++)
+                        heal_tree(json_object_array_get_idx(o, i), H);
+                return;
+        }
+        if (!json_object_is_type(o, json_type_object))
+                return;
+        json_object_object_foreach(o, key, val)
+        {
+                if (!strcmp(key, "root_ports") && json_object_is_type(val, json_type_array)) {
+                        for (size_t i = 0; i < json_object_array_length(val); i++) {
+                                json_object *rp = json_object_array_get_idx(val, i);
+
+                                heal_port(rp, jint(rp, "mps", jint(rp, "mpss", 256)), H);
+                        }
+                } else if (!strcmp(key, "rcieps") && json_object_is_type(val, json_type_array)) {
+                        for (size_t i = 0; i < json_object_array_length(val); i++)
+                                heal_aer(json_object_array_get_idx(val, i), H);
+                } else {
+                        heal_tree(val, H);
+                }
+        }
+}
+
 struct fleet;
 
 /* ---- the fleet ---- */
@@ -616,7 +1131,7 @@ struct fleet {
         size_t n_headers;
         bool tenant_path;
         unsigned int tenants, connections;
-        const char *truth, *machine_dir;
+        const char *truth, *machine_dir, *healed_dir;
         struct mix mix[MAX_MIX];
         size_t n_mix;
         /* state */
@@ -663,7 +1178,7 @@ static struct template *fault_template(struct fleet *F, struct mix *m, enum faul
         size_t n = 0;
         json_object *top = json_tokener_parse(m->json);
         struct template *t = NULL;
-        char path[128], why[512], port[32], bdf[32];
+        char path[256], why[512], port[32], bdf[32];
         double target = 0.95;
 
         if (!top)
@@ -906,33 +1421,62 @@ static int load_mix(struct fleet *F)
         for (size_t i = 0; i < F->n_mix; i++) {
                 struct mix *m = &F->mix[i];
                 struct candidate c[64];
+                struct heal_counts H = {0};
                 size_t n = 0;
                 json_object *top;
+                char *text, healed[PATH_MAX + 64];
 
                 snprintf(path, sizeof(path), "%s/%s.json", dir, m->name);
-                m->json = read_text(path);
-                if (!m->json) {
+                text = read_text(path);
+                if (!text) {
                         fleet_error("--mix %s: cannot read %s: %s (--machine-dir DIR)", m->name,
                                     path, strerror(errno));
                         return -1;
                 }
-                m->base = template_run(path, F->machine_dir, F->interval, why, sizeof(why));
+                top = json_tokener_parse(text);
+                free(text);
+                if (!top) {
+                        fleet_error("%s: not a machine description (docs/simulator.md)", path);
+                        return -1;
+                }
+                /* the healthy base: what every host without a planted fault
+                 * runs, and what the faults are planted in */
+                heal_tree(top, &H);
+                m->json = strdup(json_object_to_json_string_ext(top, JSON_C_TO_STRING_PLAIN));
+                snprintf(healed, sizeof(healed), "%s/%s.json",
+                         F->healed_dir ? F->healed_dir : F->tmpdir, m->name);
+                if (!m->json || json_object_to_file_ext(healed, top, JSON_C_TO_STRING_PLAIN)) {
+                        fleet_error("%s: cannot write the healed description: %s", healed,
+                                    m->json ? json_util_get_last_err() : "out of memory");
+                        json_object_put(top);
+                        return -1;
+                }
+                find_candidates(top, c, &n, 64);
+                json_object_put(top);
+                m->base = template_run(healed, F->machine_dir, F->interval, why, sizeof(why));
+                if (!F->healed_dir)
+                        unlink(healed);
                 if (!m->base) {
-                        fleet_error("%s: %s", path, why);
+                        fleet_error("%s (healed): %s", path, why);
                         return -1;
                 }
                 snprintf(m->base->machine, sizeof(m->base->machine), "%s", m->name);
                 m->base->kind = FAULT_NONE;
                 m->base->target = -1;
-                top = json_tokener_parse(m->json);
-                if (top)
-                        find_candidates(top, c, &n, 64);
-                json_object_put(top);
+                if (base_fires_nothing(m->base, F->interval, why, sizeof(why))) {
+                        fleet_error("%s: an alert would fire on its healed description, beside "
+                                    "the planted faults: %s",
+                                    m->name, why);
+                        return -1;
+                }
                 for (int k = 0; k < FAULT_NKINDS; k++)
                         m->ncand[k] = n;
                 fprintf(stderr,
-                        PROG ": %s: %zu series at Detail default (engine, %g s intervals)\n",
-                        m->name, m->base->max_per_step, F->interval);
+                        PROG ": %s: %zu series at Detail default (engine, %g s intervals); "
+                             "healed: %u links retrained, %u flaps, %u MPS, %u AER, %u link "
+                             "directions' traffic\n",
+                        m->name, m->base->max_per_step, F->interval, H.links, H.flaps, H.mps, H.aer,
+                        H.traffic);
         }
         return 0;
 }
@@ -1265,7 +1809,7 @@ static int make_hosts(struct fleet *F)
         kind0 = (int)(rng_next(&rng) % FAULT_NKINDS);
         /* Fault f has kind kind0 + f (in turn); it goes to the first host of
          * the seeded order, not yet faulty, whose machine can show it (no
-         * per-port utilisation on spr-2s: no saturation there); a kind no
+         * per-port utilisation on turin-2p: no saturation there); a kind no
          * host can show gives way to the next. */
         for (size_t f = 0, planted = 0; f < nfault && planted < F->hosts; f++) {
                 bool done = false;
@@ -1318,10 +1862,13 @@ static void usage(FILE *f)
                 "                       [--interval S] [--seed K] [--header \"Name: value\"]...\n"
                 "                       [--tenant-path [--tenants N]] [--truth FILE]\n"
                 "                       [--fault-rate R] [--start-offset S] [--mix NAME=W,...]\n"
-                "                       [--connections N] [--machine-dir DIR]\n"
+                "                       [--connections N] [--machine-dir DIR] [--healed-dir DIR]\n"
                 "Simulated hosts send the series of the pcie plugin at Detail default\n"
                 "by Prometheus Remote-Write 1.0 (see docs/fleet.md). Every value is\n"
-                "SIMULATED.\n");
+                "SIMULATED. The default mix is %s: every vendor's\n"
+                "shipped machine, each healed of its own faults (the fleet's faults are\n"
+                "the planted ones, --truth).\n",
+                DEFAULT_MIX);
 }
 
 static int parse_number(const char *flag, const char *arg, double min, double max, double *out)
@@ -1391,6 +1938,7 @@ static int parse_args(struct fleet *F, int argc, char **argv)
                 O_MIX,
                 O_CONNECTIONS,
                 O_MACHINE_DIR,
+                O_HEALED_DIR,
                 O_HELP
         };
         static const struct option opts[] = {
@@ -1408,6 +1956,7 @@ static int parse_args(struct fleet *F, int argc, char **argv)
             {"mix", required_argument, NULL, O_MIX},
             {"connections", required_argument, NULL, O_CONNECTIONS},
             {"machine-dir", required_argument, NULL, O_MACHINE_DIR},
+            {"healed-dir", required_argument, NULL, O_HEALED_DIR},
             {"help", no_argument, NULL, O_HELP},
             {0},
         };
@@ -1502,6 +2051,9 @@ static int parse_args(struct fleet *F, int argc, char **argv)
                 case O_MACHINE_DIR:
                         F->machine_dir = optarg;
                         break;
+                case O_HEALED_DIR:
+                        F->healed_dir = optarg;
+                        break;
                 case 'h':
                 case O_HELP:
                         usage(stdout);
@@ -1554,12 +2106,7 @@ int main(int argc, char **argv)
                         argc -= i;
                         break;
                 }
-        snprintf(F.mix[0].name, sizeof(F.mix[0].name), "kunpeng930-2p");
-        F.mix[0].weight = 3;
-        snprintf(F.mix[1].name, sizeof(F.mix[1].name), "spr-2s");
-        F.mix[1].weight = 2;
-        F.n_mix = 2;
-        if (parse_args(&F, argc, argv))
+        if (parse_mix(&F, DEFAULT_MIX) || parse_args(&F, argc, argv))
                 return 3;
         snprintf(F.tmpdir, sizeof(F.tmpdir), "%s/pciescope-fleet-XXXXXX",
                  getenv("TMPDIR") && *getenv("TMPDIR") && strlen(getenv("TMPDIR")) < 32

@@ -120,9 +120,12 @@ const struct cli_option cli_options[] = {
     {"start-offset", 0, CLI_OPT_START_OFFSET, CLI_ARG_TEXT, "SECONDS", NULL,
      "fleet: start this far in the past and send the history first (default 0)"},
     {"mix", 0, CLI_OPT_MIX, CLI_ARG_TEXT, "NAME=W,...", NULL,
-     "fleet: machine types and their weights (default kunpeng930-2p=3,spr-2s=2)"},
+     "fleet: machine types and their weights (default "
+     "kunpeng930-2p=4,spr-2s=3,turin-2p=1,yitian710-1p=1,grace-gh200=1)"},
     {"connections", 0, CLI_OPT_CONNECTIONS, CLI_ARG_TEXT, "N", NULL,
      "fleet: HTTP connections per URL, 1..1024 (default 32)"},
+    {"healed-dir", 0, CLI_OPT_HEALED_DIR, CLI_ARG_DIR, "DIR", NULL,
+     "fleet: write each machine's healed description (its own faults removed) here"},
     {"help", 'h', 'h', CLI_ARG_NONE, NULL, NULL, "this text"},
     {"version", 'V', 'V', CLI_ARG_NONE, NULL, NULL, "the version"},
     {NULL, 0, 0, CLI_ARG_NONE, NULL, NULL, NULL},
@@ -231,7 +234,7 @@ const struct cli_command cli_commands[] = {
                 "faults (capacity planning, demos; docs/fleet.md)",
      .args = "--hosts N --duration SECONDS --url URL",
      .options = "hosts duration url interval seed header tenant-path tenants truth fault-rate "
-                "start-offset mix connections machine-dir",
+                "start-offset mix connections machine-dir healed-dir",
      .flags = CLI_CMD_HELPER | CLI_CMD_OWN_OPTIONS},
     {.name = "calibrate",
      .summary = "measure the HiSilicon PMU's and PTT's undocumented units with a known load "

@@ -32,6 +32,7 @@ enum {
         CLI_OPT_START_OFFSET,
         CLI_OPT_MIX,
         CLI_OPT_CONNECTIONS,
+        CLI_OPT_HEALED_DIR,
 };
 
 /* What an option's argument is, for bash completion. */

@@ -1,11 +1,12 @@
 #!/bin/bash
 # fleet.sh - `pciescope fleet` (issue 27 items 1 and 6), CI-sized: bad
 # options are refused with a clear message; then FLEET_HOSTS (50) simulated
-# hosts with a fault rate that plants every fault kind send for one whole
+# hosts of the default mix (every vendor's machine, healed of its own
+# faults) with a fault rate that plants every fault kind send for one whole
 # template cycle into a real VictoriaMetrics 1.79 started here on
 # 127.0.0.1; tests/integration/fleet_check.py reads it back: every host's
-# series equal `golden_stream --series-list` of its machine (instance
-# aside), the --truth faults show in the data and no other host shows
+# series equal `golden_stream --series-list` of its healed machine
+# description (instance aside), the --truth faults show in the data and no other host shows
 # them, counters never go down, utilisation = bandwidth / capacity.
 # The shipped rules run in vmalert 1.79 during the run, every interval,
 # writing back to the same VictoriaMetrics (a test copy of the alerts with
@@ -15,6 +16,8 @@
 # overview dashboard answers (tests/tools/fleet_rules.py), and near the end
 # of the run the firing alerts name exactly the faults of --truth (instance
 # and port or link) and no other alert fires.
+# Healing leaves kunpeng930-2p and spr-2s as shipped (golden_stream's
+# values on the healed and the shipped description are the same).
 # FLEET_SEED picks another fleet (default 27).
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/rw_lib.sh"
@@ -51,11 +54,6 @@ check "--tenants without --tenant-path: refused" refuses "goes with --tenant-pat
 check "an unknown machine in --mix: refused" refuses "--mix nosuch" --hosts 5 --duration 10 --mix nosuch=1 "${u[@]}"
 check "--seed -1: refused" refuses "--seed -1" --hosts 5 --duration 10 --seed -1 "${u[@]}"
 
-# ---- the golden series lists ----
-for m in kunpeng930-2p spr-2s; do
-	"$GOLDEN" --series-list "$top_srcdir/sim/machines/$m.json" - 40 Detail=default >"$rw_tmp/$m.list"
-done
-
 # ---- a small fleet into VictoriaMetrics: one whole cycle (30 intervals) ----
 RULES="$top_srcdir/dashboards/alerts/pcie.rules.yml"
 RECORDS="$top_srcdir/dashboards/alerts/pcie.records.yml"
@@ -72,7 +70,7 @@ fi
 t_start=$(date +%s)
 "$PCIESCOPE" fleet --hosts "$hosts" --duration $((32 * interval)) --interval $interval \
 	--seed "$seed" --fault-rate 0.12 --url "$vm_url/api/v1/write" --truth "$rw_tmp/truth.json" \
-	2>"$rw_tmp/fleet.err" &
+	--healed-dir "$rw_tmp" 2>"$rw_tmp/fleet.err" &
 fleet_pid=$!
 # The firing alerts while the hosts still send (after 28 of 32 intervals):
 # once the data stop, a flapping link frozen narrow would turn downtrained.
@@ -96,6 +94,27 @@ check "a summary with samples sent, dropped, retried and latency p50/p99" \
 	grep -q "summary: .*samples sent [1-9][0-9]*, dropped 0.*retried .*p50 .*p99" "$rw_tmp/fleet.err"
 check "--truth names every fault kind at a fault rate of 0.12" \
 	"$PYTHON3" -c 'import json,sys; t=json.load(open(sys.argv[1])); k=set(f["kind"] for f in t["faults"]); sys.exit(len(k) != 6 or t["seed"] != int(sys.argv[2]))' "$rw_tmp/truth.json" "$seed"
+check "the default mix has hosts of every shipped vendor's machine and a fault on a new vendor's" \
+	"$PYTHON3" -c '
+import json, sys
+t = json.load(open(sys.argv[1]))
+types = set(t["machines"].values())
+new = {"turin-2p", "yitian710-1p", "grace-gh200"}
+print("# machines: %s; faults on %s" % (sorted(types), sorted(f["machine"] for f in t["faults"])))
+sys.exit(types != new | {"kunpeng930-2p", "spr-2s"} or not any(f["machine"] in new for f in t["faults"]))' "$rw_tmp/truth.json"
+# ---- the golden series lists: the engine on each healed description ----
+# (what the hosts without a fault run; --healed-dir wrote them)
+for m in $("$PYTHON3" -c 'import json,sys; print(" ".join(sorted(set(json.load(open(sys.argv[1]))["machines"].values()))))' "$rw_tmp/truth.json"); do
+	"$GOLDEN" --series-list "$rw_tmp/$m.json" - 40 Detail=default >"$rw_tmp/$m.list"
+done
+# Machines without faults of their own are left as shipped: the engine's
+# series and values on the healed description are the shipped one's.
+for m in kunpeng930-2p spr-2s; do
+	"$GOLDEN" "$top_srcdir/sim/machines/$m.json" - 5 Detail=default >"$rw_tmp/$m.shipped.stream"
+	"$GOLDEN" "$rw_tmp/$m.json" - 5 Detail=default >"$rw_tmp/$m.healed.stream"
+	check "healing leaves $m as shipped (golden_stream, 5 intervals: the same series and values)" \
+		cmp "$rw_tmp/$m.shipped.stream" "$rw_tmp/$m.healed.stream"
+done
 curl -s "$vm_url/internal/force_flush" >/dev/null
 sleep 2
 "$PYTHON3" "$top_srcdir/tests/integration/fleet_check.py" "$vm_url" "$rw_tmp/truth.json" "$rw_tmp" \

@@ -528,6 +528,9 @@ static int sim_load_start(void *ctx, const struct hw_load_request *req, struct h
         if (!ret && s->nv)
                 ret = sim_nvpcie_add_load(s->nv, dev, (double)req->bytes, sim_nvpcie_now(s->nv),
                                           sim_nvpcie_now(s->nv) + l->seconds);
+        if (!ret && s->df)
+                ret = sim_df_add_load(s->df, dev, (double)req->bytes, sim_df_now(s->df),
+                                      sim_df_now(s->df) + l->seconds);
         if (ret) {
                 snprintf(why, whylen, "the simulated device cannot take another load now");
                 if (l->command)

@@ -46,6 +46,13 @@ int sim_df_new(const struct sim_machine *m, sim_clock_fn clock, void *clock_ctx,
 void sim_df_free(struct sim_df *p);
 const struct perf_ops *sim_df_ops(struct sim_df *p);
 size_t sim_df_open_count(struct sim_df *p);
+
+/* A calibration load (sim.c's load ops): DMA writes of @bytes through
+ * device @dev spread evenly over [@t0, @t1] (model time), counted by the
+ * write beats of the root complex above it, split by its remote_share,
+ * and in sim_truth_df while listed (the last 32 loads). 0, -EINVAL, or
+ * -EBUSY (32 loads still running). */
+int sim_df_add_load(struct sim_df *p, size_t dev, double bytes, double t0, double t1);
 double sim_df_now(struct sim_df *p);
 
 /* The amd_df directory, CPU topology and /proc/cpuinfo below @root. */

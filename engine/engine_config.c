@@ -731,8 +731,10 @@ static const struct engine_option options[] = {
      .value_text = "file",
      .default_text = "none",
      .help = "a file written by `pciescope calibrate` on this machine: its consistent results set "
-             "`FluxUnit`, `LatencyClock`, `TraceClock` and `TraceTimeMode`; any of these options "
-             "given explicitly wins, wherever it stands. See "
+             "`FluxUnit`, `LatencyClock`, `TraceClock` and `TraceTimeMode`, a Grace `root_port` "
+             "bit's Root Port or an AMD root bus's IO root complex; any of these options given "
+             "explicitly wins, wherever it stands. Repeatable: the maps of several files add up "
+             "(one run per Root Port or root bus). See "
              "[docs/real-hardware.md](real-hardware.md)."},
     {.name = "LengthMode",
      .kind = ENGINE_OPT_STRING,
@@ -837,7 +839,10 @@ static const struct engine_option options[] = {
              "complex 2 of socket 0 (AMD does not publish this mapping: take it from the PPR or "
              "from a known load, [metrics.md](metrics.md#amd-data-fabric-root-complexes)). A "
              "mapped root complex gets `root_bus` and a utilisation against the links of its "
-             "Root Ports. Repeatable (64; several buses per root complex)."},
+             "Root Ports. Repeatable (64; several buses per root complex). A `CalibrationFile` "
+             "from `pciescope calibrate` can supply it (one root bus per file); a line here for "
+             "the same root bus wins. `pcie_df_root_complex_info{mapping=...}` says which "
+             "mapping each root complex uses."},
     {.name = "AMDDFCounters",
      .kind = ENGINE_OPT_WHOLE,
      .min = 2,

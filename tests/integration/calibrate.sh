@@ -411,6 +411,17 @@ check "... an AMDDFRootComplexBus line for the same bus wins over the file: io1 
 	eval '[ "$map" = none ] && [ "$util" = - ] && [ "$n" -eq 1 ]'
 read -r map bw util < <(io1 --calibration "$tmp/t.json" --option 'AMDDFRootComplexBus=0,1,0000:40')
 check "... and one that agrees: io1 $map" [ "$map" = configured ]
+# One run maps one root bus: the GPU behind the switch on 0000:20 (io2)
+# takes a run of its own; both files together map both.
+"$P" calibrate --simulate turin-2p --device 0000:23:00.0 --repeat 3 --output "$tmp/t2.json" >"$tmp/t2.out" 2>&1
+maps=$("$P" pmu --simulate turin-2p --count 1 --json --calibration "$tmp/t.json" --calibration "$tmp/t2.json" 2>/dev/null |
+	python3 -c '
+import json, sys
+print(" ".join(sorted("%s/%s=%s:%s" % (l["socket"], l["root_complex"], l["root_buses"], l["mapping"])
+      for l in (s["labels"] for s in json.load(sys.stdin) if s["metric"] == "pcie_df_root_complex_info")
+      if l["mapping"] != "none")))')
+check "a second run for 0000:23:00.0 (behind a switch) maps 0000:20 to io2; the two files map both: $maps" \
+	[ "$maps" = "0/io1=0000:40:calibrated 0/io2=0000:20:calibrated" ]
 
 live=$(ls /sys/bus/pci/devices 2>/dev/null | tail -n 1)
 if [ -n "$live" ]; then

@@ -538,6 +538,28 @@ int amd_df_socket_cpu(const struct amd_df_socket *s)
         return s->cpu;
 }
 
+int amd_df_pmu_type(const struct hw_env *env, uint32_t *type)
+{
+        struct perf_pmu *pmu = NULL;
+        int err = perf_pmu_load(env, PMU_NAME, &pmu);
+
+        if (!err)
+                *type = perf_pmu_type(pmu);
+        perf_pmu_free(pmu);
+        return err;
+}
+
+uint32_t amd_df_socket_type(const struct amd_df_socket *s)
+{
+        return s->count ? s->m[0].attrs[0].type : 0;
+}
+
+void amd_df_socket_set_type(struct amd_df_socket *s, uint32_t type)
+{
+        for (size_t i = 0; i < s->count; i++)
+                s->m[i].attrs[0].type = s->m[i].attrs[1].type = type;
+}
+
 size_t amd_df_socket_measurements(const struct amd_df_socket *s)
 {
         return s->count;
@@ -606,9 +628,12 @@ int amd_df_socket_start(struct amd_df_socket *s, double now)
 
                 err = perf_group_open(s->env, m->attrs, 2, s->cpu, &m->group, NULL);
                 /* A new group reads 0: the first window's rate needs no
-                 * reading of its own. */
+                 * reading of its own. After a stop (the PMU went and came
+                 * back) nothing of the old groups is published again. */
                 memset(&m->last, 0, sizeof(m->last));
                 m->last.count = 2;
+                m->have_rate = false;
+                m->running_s = 0;
                 m->have_last = !err;
         }
         if (!err)

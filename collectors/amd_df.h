@@ -198,6 +198,16 @@ const char *amd_df_socket_name(const struct amd_df_socket *s);
 unsigned int amd_df_socket_id(const struct amd_df_socket *s);
 /* The cpumask CPU that counts the socket's fabric. */
 int amd_df_socket_cpu(const struct amd_df_socket *s);
+
+/*
+ * The PMU's perf type now (its `type` file): 0, or -ENOENT when the PMU is
+ * gone (its driver unbound). A driver bound again gives the PMU a new
+ * type: amd_df_socket_set_type() puts it into a stopped socket's events
+ * before amd_df_socket_start() opens them again.
+ */
+int amd_df_pmu_type(const struct hw_env *env, uint32_t *type);
+uint32_t amd_df_socket_type(const struct amd_df_socket *s);
+void amd_df_socket_set_type(struct amd_df_socket *s, uint32_t type);
 /* Measurements planned, and how many count at once. */
 size_t amd_df_socket_measurements(const struct amd_df_socket *s);
 size_t amd_df_socket_window(const struct amd_df_socket *s);

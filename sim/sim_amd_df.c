@@ -40,8 +40,9 @@ struct df_event {
         size_t rc; /* index into the socket's rcs, SIZE_MAX: no such root complex */
         enum df_loc loc;
         bool write;
-        bool running;   /* held a counter since the last update */
-        double retired; /* bytes of calibration loads dropped from the list */
+        bool running;            /* held a counter since the last update */
+        unsigned int generation; /* the PMU's binding it was opened on */
+        double retired;          /* bytes of calibration loads dropped from the list */
         uint64_t value, base;
         double enabled_s, running_s;
 };
@@ -270,16 +271,39 @@ static void decode(uint64_t config, unsigned int *code, unsigned int *umask)
         *umask = (unsigned int)(((config >> 8) & 0xff) | ((config >> 24) & 0xf) << 8);
 }
 
+uint32_t sim_df_type_of(unsigned int generation)
+{
+        return generation ? SIM_DF_TYPE + 1 + (generation - 1) % (SIM_DF_TYPE_COUNT - 1)
+                          : SIM_DF_TYPE;
+}
+
+/* perf_pmu_unregister() since the event was opened: revoked (read() gives
+ * 0 bytes, ioctl() -ENODEV), as for the hisi_pcie and IIO PMUs. */
+static bool df_revoked(struct sim_pmu_core *c, const struct sim_pmu_event *ev)
+{
+        const struct sim_df *p = c->owner;
+        const struct df_event *e = (const struct df_event *)ev;
+        unsigned int generation;
+
+        return !sim_pmu_kind_bound(p->m, SIM_PMUK_AMD_DF, 0, p->last, &generation) ||
+               generation != e->generation;
+}
+
 static int df_event_init(struct sim_pmu_core *c, const struct perf_event_attr *attr, pid_t pid,
                          int cpu, struct sim_pmu_event *ev, size_t *slot)
 {
-        const struct sim_machine *m = ((struct sim_df *)c->owner)->m;
+        struct sim_df *p = c->owner;
+        const struct sim_machine *m = p->m;
         struct df_event *e = (struct df_event *)ev;
-        unsigned int code, umask, n;
+        unsigned int code, umask, n, generation;
 
         (void)slot;
-        if (attr->type != SIM_DF_TYPE)
+        /* An unbound PMU's type is no longer in the kernel's idr, nor is
+         * an old one after a new binding. */
+        if (!sim_pmu_kind_bound(m, SIM_PMUK_AMD_DF, 0, sim_df_now(p), &generation) ||
+            sim_df_type_of(generation) != attr->type)
                 return -ENOENT;
+        e->generation = generation;
         /* amd_uncore_event_init: no sampling, no task events, a CPU. */
         if (pid != -1 || cpu < 0 || (unsigned int)cpu >= m->cpus || attr->sample_period ||
             attr->freq)
@@ -370,6 +394,7 @@ static const struct sim_pmu_model df_model = {
     .foreign_group_fd_min = SIM_FD_BASE,
     .refused_excludes = SIM_EXCLUDE_ALL,
     .advance = update,
+    .revoked = df_revoked,
     .event_init = df_event_init,
     .can_join = df_can_join,
     .start = df_start,
@@ -488,19 +513,19 @@ static int put(const char *root, const char *dir, const char *name, const char *
         return r;
 }
 
-int sim_df_sysfs_write(const struct sim_machine *m, const char *root, char *errbuf, size_t errlen)
+int sim_df_sysfs_pmu_write(const struct sim_machine *m, const char *root, uint32_t type,
+                           char *errbuf, size_t errlen)
 {
         const struct sim_amd *amd = &m->amd;
         const char *pmu = "sys/bus/event_source/devices/amd_df";
-        char dir[128], text[64], mask[256] = "";
-        size_t len = 0, cap;
-        char *info;
+        char text[64], mask[256] = "";
+        size_t len = 0;
         int r;
 
         r = mkdirs(root, "sys/bus/event_source/devices/amd_df/format", errbuf, errlen);
         if (r)
                 return r;
-        snprintf(text, sizeof(text), "%u\n", SIM_DF_TYPE);
+        snprintf(text, sizeof(text), "%u\n", type);
         r = put(root, pmu, "type", text, errbuf, errlen);
         for (size_t i = 0; i < amd->socket_count; i++)
                 len += (size_t)snprintf(mask + len, sizeof(mask) - len, "%s%u", i ? "," : "",
@@ -515,6 +540,18 @@ int sim_df_sysfs_write(const struct sim_machine *m, const char *root, char *errb
                 r = put(root, "sys/bus/event_source/devices/amd_df/format", "umask",
                         amd->narrow_umask ? "config:8-15\n" : "config:8-15,24-27\n", errbuf,
                         errlen);
+        return r;
+}
+
+int sim_df_sysfs_write(const struct sim_machine *m, const char *root, char *errbuf, size_t errlen)
+{
+        const struct sim_amd *amd = &m->amd;
+        char dir[128], text[64];
+        size_t len, cap;
+        char *info;
+        int r;
+
+        r = sim_df_sysfs_pmu_write(m, root, SIM_DF_TYPE, errbuf, errlen);
         for (size_t i = 0; !r && i < amd->socket_count; i++) {
                 const struct sim_amd_socket *s = &amd->sockets[i];
 

@@ -36,8 +36,14 @@
 
 struct perf_ops;
 
-#define SIM_DF_TYPE    0x9100     /* perf type of amd_df: beyond the other models' ranges */
-#define SIM_DF_FD_BASE 0x5c000000 /* fake fds: above the DesignWare model's, below PTT's */
+#define SIM_DF_TYPE 0x9100 /* perf type of amd_df: beyond the other models' ranges */
+
+/* amd_df's perf type after its n-th `pmu_bind` (sim_events.h): SIM_DF_TYPE
+ * + 1 + (n - 1) % 15, SIM_DF_TYPE before any; a revoked event (unbound
+ * since it was opened) reads 0 bytes, as the other models' do. */
+uint32_t sim_df_type_of(unsigned int generation);
+#define SIM_DF_TYPE_COUNT 16
+#define SIM_DF_FD_BASE    0x5c000000 /* fake fds: above the DesignWare model's, below PTT's */
 
 struct sim_df;
 
@@ -57,6 +63,9 @@ double sim_df_now(struct sim_df *p);
 
 /* The amd_df directory, CPU topology and /proc/cpuinfo below @root. */
 int sim_df_sysfs_write(const struct sim_machine *m, const char *root, char *errbuf, size_t errlen);
+/* The amd_df directory alone, with perf type @type (a `pmu_bind`). */
+int sim_df_sysfs_pmu_write(const struct sim_machine *m, const char *root, uint32_t type,
+                           char *errbuf, size_t errlen);
 
 /* Ground truth over [t0, t1]: bytes of DMA reads (@read) and writes of root
  * complex @rc_index on socket @socket (index into m->amd.sockets) to

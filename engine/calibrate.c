@@ -912,28 +912,30 @@ static const char *dir_name(int dir)
 }
 
 /* Why a repeat named no root complex, with the numbers. */
-static void df_refusal(struct run *r, int ret, const struct amd_df_rc_rates *rates,
+static void df_refusal(struct run *r, unsigned int k, int ret, const struct amd_df_rc_rates *rates,
                        const struct amd_df_rc_match *m, double load_rate)
 {
         struct calibration *c = r->out;
         const struct amd_df_rc_rates *a = &rates[m->index], *b = &rates[m->other];
+        int at = snprintf(c->df_why, sizeof(c->df_why), "repeat %u of %u: ", k + 1, r->o->repeats);
+        char *why = c->df_why + at;
+        size_t left = sizeof(c->df_why) - (size_t)at;
 
         if (ret == -ENOENT)
-                snprintf(c->df_why, sizeof(c->df_why),
+                snprintf(why, left,
                          "no root complex rose by the load's %.3g bytes/s (within %.3g %%): the "
                          "largest rise was socket %u io%u %s %+.3g bytes/s (%.0f %% of the load)",
                          load_rate, r->o->tolerance * 100, a->socket, a->rc, dir_name(m->dir),
                          m->rise, m->rise / load_rate * 100);
         else if (ret == -ENOTUNIQ)
-                snprintf(c->df_why, sizeof(c->df_why),
+                snprintf(why, left,
                          "socket %u io%u (%s %+.3g bytes/s) and socket %u io%u (%s %+.3g bytes/s) "
                          "both rose by the load's %.3g bytes/s (within %.3g %%): other traffic "
                          "moved with the load; run again when the machine is quieter",
                          a->socket, a->rc, dir_name(m->dir), m->rise, b->socket, b->rc,
                          dir_name(m->other_dir), m->other_rise, load_rate, r->o->tolerance * 100);
         else
-                snprintf(c->df_why, sizeof(c->df_why), "the load's rate %.3g bytes/s: %s",
-                         load_rate, strerror(-ret));
+                snprintf(why, left, "the load's rate %.3g bytes/s: %s", load_rate, strerror(-ret));
 }
 
 static void phase_df_map(struct run *r)
@@ -962,7 +964,8 @@ static void phase_df_map(struct run *r)
                         load_rate += rate / AMD_DF_ROOT_COMPLEXES;
                 }
                 if (ret) {
-                        snprintf(c->df_why, sizeof(c->df_why), "%s: %.200s", c->pmu,
+                        snprintf(c->df_why, sizeof(c->df_why), "repeat %u of %u: %s: %.200s", k + 1,
+                                 r->o->repeats, c->pmu,
                                  ret == -EAGAIN ? r->load_why
                                  : ret == -EBUSY
                                      ? "the data fabric counters did not count all the time "
@@ -976,7 +979,7 @@ static void phase_df_map(struct run *r)
                 }
                 ret = amd_df_identify_rc(rates, n, load_rate, r->o->tolerance, &m);
                 if (ret) {
-                        df_refusal(r, ret, rates, &m, load_rate);
+                        df_refusal(r, k, ret, rates, &m, load_rate);
                         continue;
                 }
                 named[usable] =

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "amd_df.h"
 #include "calibrate.h"
 #include "calibration_file.h"
 #include "cli.h"
@@ -73,6 +74,28 @@ static void print_port_map(const struct calibration *c)
                 printf("  %-*s   %s\n", W_UNIT, "", c->port_map_why);
 }
 
+/* The root complex that carries the device's root bus (AMD Turin). */
+static void print_df_map(const struct calibration *c)
+{
+        char value[40] = "-", repeats[24], option[96], unit[40];
+        bool ok = c->df_verdict == CALIB_CONSISTENT;
+
+        if (c->df_socket >= 0 && c->df_rc >= 0)
+                snprintf(value, sizeof(value), "socket %d io%d", c->df_socket, c->df_rc);
+        snprintf(repeats, sizeof(repeats), "%u/%u", c->df_agree, c->df_asked);
+        snprintf(option, sizeof(option), "AMDDFRootComplexBus %d %d \"%s\"", c->df_socket, c->df_rc,
+                 c->df_root_bus);
+        snprintf(unit, sizeof(unit), "root complex of %s", c->df_root_bus);
+        printf("  %-*s %-*s %-*s %-*s %-*s %s\n", W_UNIT, unit, W_VALUE, value, W_SPREAD, "-",
+               W_REPEATS, repeats, W_VERDICT, calib_verdict_name(c->df_verdict), ok ? option : "-");
+        if (ok)
+                printf("  %-*s   %s rose by %.4g bytes/s, the load's rate %.4g bytes/s\n", W_UNIT,
+                       "", c->df_dir == AMD_DF_WRITE ? "upstream write" : "upstream read",
+                       c->df_rise, c->df_load_rate);
+        if (c->df_why[0])
+                printf("  %-*s   %s\n", W_UNIT, "", c->df_why);
+}
+
 /* @machine: the simulated machine's name, or NULL. */
 static void print_text(const struct calibration *c, const char *path, const char *machine)
 {
@@ -81,14 +104,19 @@ static void print_text(const struct calibration *c, const char *path, const char
                            : c->ptt_time_mode == CALIB_TIME_DELTA  ? "delta"
                                                                    : NULL;
 
-        printf("Calibration of %s (Root Port %s, %s, %s)%s%s\n", c->device, c->root_port, c->pmu,
-               c->ptt, machine ? " on the SIMULATED machine " : "", machine ? machine : "");
+        printf("Calibration of %s (Root Port %s, %s%s%s)%s%s\n", c->device, c->root_port, c->pmu,
+               c->ptt[0] ? ", " : "", c->ptt, machine ? " on the SIMULATED machine " : "",
+               machine ? machine : "");
         printf("Load: %s, %.3g GB in %.3g s\n\n", c->load[0] ? c->load : "none",
                (double)c->load_bytes / 1e9, c->load_seconds);
         printf("  %-*s %-*s %-*s %-*s %-*s %s\n", W_UNIT, "unit", W_VALUE, "value", W_SPREAD,
                "spread", W_REPEATS, "repeats", W_VERDICT, "verdict", "sets");
         if (c->port_map) {
                 print_port_map(c);
+                goto tail;
+        }
+        if (c->df_map) {
+                print_df_map(c);
                 goto tail;
         }
         snprintf(option, sizeof(option), "FluxUnit %.6g", c->flux_unit_bytes.value);
@@ -126,6 +154,8 @@ static bool all_consistent(const struct calibration *c)
 {
         if (c->port_map)
                 return c->port_map_verdict == CALIB_CONSISTENT;
+        if (c->df_map)
+                return c->df_verdict == CALIB_CONSISTENT;
         return c->flux_unit_bytes.verdict == CALIB_CONSISTENT &&
                c->time_clock_hz.verdict == CALIB_CONSISTENT &&
                c->ptt_clock_hz.verdict == CALIB_CONSISTENT &&

@@ -237,10 +237,10 @@ const struct cli_command cli_commands[] = {
                 "start-offset mix connections machine-dir healed-dir",
      .flags = CLI_CMD_HELPER | CLI_CMD_OWN_OPTIONS},
     {.name = "calibrate",
-     .summary = "measure the HiSilicon PMU's and PTT's undocumented units with a known load "
-                "and write them to a calibration file (docs/real-hardware.md); exit status 0 all "
-                "consistent, "
-                "1 some not",
+     .summary = "measure the HiSilicon PMU's and PTT's undocumented units, a Grace PMU's "
+                "`root_port` bit or an AMD Turin device's IO root complex with a known load and "
+                "write them to a calibration file (docs/real-hardware.md); exit status 0 all "
+                "consistent, 1 some not",
      .args = "--device BDF",
      .options = "device bytes run run-timeout repeat output json",
      .run = cmd_calibrate,

@@ -24,7 +24,7 @@
 #include "uncore_discovery.h"
 
 #define PMU_NAME       "amd_df"
-#define MAX_SOCKETS    8
+#define MAX_SOCKETS    AMD_DF_MAX_SOCKETS
 #define MAX_MEASURES   (AMD_DF_ROOT_COMPLEXES * 2)
 #define MAX_RC_BUSES   8
 #define DEFAULT_COUNTS 8
@@ -35,6 +35,23 @@ void amd_df_opts_default(struct amd_df_opts *opts)
         opts->counters = DEFAULT_COUNTS;
         opts->split_locality = true;
         opts->detail = PCIE_DETAIL_DEFAULT;
+}
+
+int amd_df_opts_add_map(struct amd_df_opts *opts, const struct amd_df_map *m)
+{
+        if (m->socket > 255 || m->rc >= AMD_DF_ROOT_COMPLEXES)
+                return -EINVAL;
+        for (size_t i = 0; i < opts->map_count; i++) {
+                const struct amd_df_map *o = &opts->maps[i];
+
+                if (o->socket == m->socket && o->rc == m->rc && o->domain == m->domain &&
+                    o->bus == m->bus && o->calibrated == m->calibrated)
+                        return 0;
+        }
+        if (opts->map_count >= AMD_DF_MAX_MAPS)
+                return -ENOSPC;
+        opts->maps[opts->map_count++] = *m;
+        return 0;
 }
 
 const char *amd_df_locality_name(enum amd_df_locality loc)
@@ -123,6 +140,127 @@ int amd_df_parse_bus(const char *text, uint32_t *domain, uint8_t *bus)
         return 0;
 }
 
+/* ---- calibration ---- */
+
+int amd_df_identify_rc(const struct amd_df_rc_rates *rates, size_t n, double expected,
+                       double tolerance, struct amd_df_rc_match *out)
+{
+        bool have_best = false;
+
+        memset(out, 0, sizeof(*out));
+        if (!n || !(expected > 0) || !(tolerance > 0) || !isfinite(expected))
+                return -EINVAL;
+        for (size_t i = 0; i < n; i++)
+                for (int k = 0; k < 2; k++)
+                        if (!isfinite(rates[i].idle[k]) || !isfinite(rates[i].load[k]))
+                                return -EINVAL;
+        for (size_t i = 0; i < n; i++) {
+                bool hit = false;
+                enum amd_df_dir dir = AMD_DF_READ;
+                double rise = 0;
+
+                for (int k = 0; k < 2; k++) {
+                        double r = rates[i].load[k] - rates[i].idle[k];
+
+                        /* The closer of read and write when both rose by
+                         * the load (one root complex all the same). */
+                        if (fabs(r - expected) <= tolerance * expected &&
+                            (!hit || fabs(r - expected) < fabs(rise - expected))) {
+                                hit = true;
+                                dir = (enum amd_df_dir)k;
+                                rise = r;
+                        }
+                        /* The largest rise, for the message when none fits. */
+                        if (!out->matches && (!have_best || r > out->rise)) {
+                                have_best = true;
+                                out->index = i;
+                                out->dir = (enum amd_df_dir)k;
+                                out->rise = r;
+                        }
+                }
+                if (!hit)
+                        continue;
+                if (!out->matches) {
+                        out->index = i;
+                        out->dir = dir;
+                        out->rise = rise;
+                } else if (out->matches == 1) {
+                        out->other = i;
+                        out->other_dir = dir;
+                        out->other_rise = rise;
+                }
+                out->matches++;
+        }
+        if (!out->matches)
+                return -ENOENT;
+        return out->matches > 1 ? -ENOTUNIQ : 0;
+}
+
+struct amd_df_probe {
+        struct perf_group *group;
+        struct perf_group_reading last;
+};
+
+int amd_df_probe_open(const struct hw_env *env, int cpu, unsigned int rc, struct amd_df_probe **out)
+{
+        struct perf_event_attr attrs[2];
+        struct amd_df_probe *p = NULL;
+        struct perf_pmu *pmu = NULL;
+        int err;
+
+        *out = NULL;
+        if (rc >= AMD_DF_ROOT_COMPLEXES)
+                return -EINVAL;
+        err = perf_pmu_load(env, PMU_NAME, &pmu);
+        if (!err)
+                err = amd_df_event_attr(pmu, rc, AMD_DF_ANY, AMD_DF_READ, &attrs[0]);
+        if (!err)
+                err = amd_df_event_attr(pmu, rc, AMD_DF_ANY, AMD_DF_WRITE, &attrs[1]);
+        p = err ? NULL : calloc(1, sizeof(*p));
+        if (!err && !p)
+                err = -ENOMEM;
+        if (!err)
+                err = perf_group_open(env, attrs, 2, cpu, &p->group, NULL);
+        if (!err)
+                err = perf_group_enable(p->group);
+        if (!err)
+                err = perf_group_read(p->group, &p->last);
+        perf_pmu_free(pmu);
+        if (err) {
+                amd_df_probe_close(p);
+                return err;
+        }
+        *out = p;
+        return 0;
+}
+
+int amd_df_probe_read(struct amd_df_probe *p, double bytes_per_second[2])
+{
+        struct perf_group_reading now, d;
+        double secs;
+        int err = perf_group_read(p->group, &now);
+
+        if (!err)
+                err = perf_reading_delta(&now, &p->last, &d);
+        if (err)
+                return err;
+        p->last = now;
+        if (d.time_running < d.time_enabled)
+                return -EBUSY;
+        secs = (double)d.time_running / 1e9;
+        for (int k = 0; k < 2; k++)
+                bytes_per_second[k] = secs > 0 ? (double)d.values[k] * AMD_DF_BEAT_BYTES / secs : 0;
+        return 0;
+}
+
+void amd_df_probe_close(struct amd_df_probe *p)
+{
+        if (!p)
+                return;
+        perf_group_close(p->group);
+        free(p);
+}
+
 /* ---- the collector ---- */
 
 struct measure {
@@ -143,6 +281,7 @@ struct rc_map {
         uint32_t domain[MAX_RC_BUSES];
         uint8_t bus[MAX_RC_BUSES];
         char buses[MAX_RC_BUSES * 9]; /* "0000:00 0000:20" */
+        size_t configured;            /* buses from configuration lines */
         size_t ports;                 /* Root Ports with a link up below */
         uint64_t capacity;            /* their current capacities together */
         unsigned int mps;             /* the smallest MPS of those links */
@@ -220,6 +359,32 @@ static void map_links(struct rc_map *map, const struct pcie_topo *topo)
         }
 }
 
+/* Whether map @i is used: a calibrated map is not when a configuration
+ * line maps the same root bus (the configuration wins; where it names
+ * another root complex, that is said once, at discovery). */
+static bool map_used(const struct hw_env *env, const struct amd_df_opts *opts, size_t i, bool log)
+{
+        const struct amd_df_map *mp = &opts->maps[i];
+
+        if (!mp->calibrated)
+                return true;
+        for (size_t k = 0; k < opts->map_count; k++) {
+                const struct amd_df_map *o = &opts->maps[k];
+
+                if (o->calibrated || o->domain != mp->domain || o->bus != mp->bus)
+                        continue;
+                if (log && (o->socket != mp->socket || o->rc != mp->rc))
+                        hw_logf(env, HW_LOG_WARNING,
+                                "%s: root bus %04x:%02x: the calibration file says socket %u "
+                                "io%u, AMDDFRootComplexBus says socket %u io%u; the "
+                                "configuration wins",
+                                PMU_NAME, (unsigned int)mp->domain, mp->bus, mp->socket, mp->rc,
+                                o->socket, o->rc);
+                return false;
+        }
+        return true;
+}
+
 static int build_socket(const struct hw_env *env, const struct perf_pmu *pmu,
                         const struct amd_df_opts *opts, const struct pcie_topo *topo,
                         struct amd_df_socket *s, unsigned int id, int cpu)
@@ -258,11 +423,13 @@ static int build_socket(const struct hw_env *env, const struct perf_pmu *pmu,
                 const struct amd_df_map *mp = &opts->maps[i];
                 struct rc_map *map;
 
-                if (mp->socket != id || mp->rc >= AMD_DF_ROOT_COMPLEXES)
+                if (mp->socket != id || mp->rc >= AMD_DF_ROOT_COMPLEXES ||
+                    !map_used(env, opts, i, false))
                         continue;
                 map = &s->rc[mp->rc];
                 if (map->bus_count >= MAX_RC_BUSES)
                         continue;
+                map->configured += !mp->calibrated;
                 map->domain[map->bus_count] = mp->domain;
                 map->bus[map->bus_count++] = mp->bus;
         }
@@ -311,6 +478,8 @@ int amd_df_discover(const struct hw_env *env, const struct pcie_topo *topo,
                 perf_pmu_free(pmu);
                 return -ENOMEM;
         }
+        for (size_t i = 0; i < opts->map_count; i++)
+                map_used(env, opts, i, true); /* says each disagreement once */
         for (size_t i = 0; i < perf_pmu_cpu_count(pmu) && df->socket_count < MAX_SOCKETS; i++) {
                 int cpu = perf_pmu_cpu(pmu, i);
                 unsigned int id = package_of(env, cpu, (unsigned int)i);
@@ -362,6 +531,33 @@ const char *amd_df_socket_name(const struct amd_df_socket *s)
 unsigned int amd_df_socket_id(const struct amd_df_socket *s)
 {
         return s->id;
+}
+
+int amd_df_socket_cpu(const struct amd_df_socket *s)
+{
+        return s->cpu;
+}
+
+int amd_df_pmu_type(const struct hw_env *env, uint32_t *type)
+{
+        struct perf_pmu *pmu = NULL;
+        int err = perf_pmu_load(env, PMU_NAME, &pmu);
+
+        if (!err)
+                *type = perf_pmu_type(pmu);
+        perf_pmu_free(pmu);
+        return err;
+}
+
+uint32_t amd_df_socket_type(const struct amd_df_socket *s)
+{
+        return s->count ? s->m[0].attrs[0].type : 0;
+}
+
+void amd_df_socket_set_type(struct amd_df_socket *s, uint32_t type)
+{
+        for (size_t i = 0; i < s->count; i++)
+                s->m[i].attrs[0].type = s->m[i].attrs[1].type = type;
 }
 
 size_t amd_df_socket_measurements(const struct amd_df_socket *s)
@@ -432,9 +628,12 @@ int amd_df_socket_start(struct amd_df_socket *s, double now)
 
                 err = perf_group_open(s->env, m->attrs, 2, s->cpu, &m->group, NULL);
                 /* A new group reads 0: the first window's rate needs no
-                 * reading of its own. */
+                 * reading of its own. After a stop (the PMU went and came
+                 * back) nothing of the old groups is published again. */
                 memset(&m->last, 0, sizeof(m->last));
                 m->last.count = 2;
+                m->have_rate = false;
+                m->running_s = 0;
                 m->have_last = !err;
         }
         if (!err)
@@ -513,7 +712,11 @@ static void emit_root_complex(struct emitter *em, unsigned int rc)
         x = base(em, PCIE_FAM_DF_ROOT_COMPLEX_INFO);
         sample_label(&x, "root_complex", name);
         sample_label(&x, "root_buses", map->buses);
-        sample_label(&x, "mapping", map->bus_count ? "configured" : "none");
+        /* calibrated: every root bus of it from a calibration file */
+        sample_label(&x, "mapping",
+                     !map->bus_count   ? "none"
+                     : map->configured ? "configured"
+                                       : "calibrated");
         x.gauge = 1;
         sample_emit(&em->out, &x);
 

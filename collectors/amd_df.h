@@ -26,9 +26,14 @@
  * Scope: an IO root complex, not a Root Port, and which PCI root bus
  * belongs to which root complex index is not published. Root complexes are
  * labelled `root_complex` ("io0".."io7"); configuration (AMDDFRootComplexBus)
- * maps them to root buses, and only then is a utilisation published: the
- * bytes against the sum of the current capacities of the Root Port links on
- * those buses (what the root complex's links can carry together).
+ * or a calibration file (`pciescope calibrate` finds the root complex whose
+ * rate rises by a known load through a device: amd_df_identify_rc) maps
+ * them to root buses, and only then is a utilisation published: the bytes
+ * against the sum of the current capacities of the Root Port links on
+ * those buses (what the root complex's links can carry together). A
+ * configuration line for a root bus wins over a calibrated one (a
+ * disagreement is logged); `pcie_df_root_complex_info{mapping}` says
+ * which mapped each root complex.
  *
  * The fabric has few counters, shared with DRAM and xGMI tools. Each
  * measurement is one perf group of two events (read and write beats of one
@@ -56,6 +61,7 @@ struct sample_set;
 #define AMD_DF_ROOT_COMPLEXES 8  /* io_0 .. io_7 in perf's Zen 5 list */
 #define AMD_DF_BEAT_BYTES     64 /* one data beat */
 #define AMD_DF_MAX_MAPS       64
+#define AMD_DF_MAX_SOCKETS    8    /* sockets the collector follows */
 #define AMD_DF_FAMILY         0x1a /* Zen 5: the only family with these event codes */
 
 enum amd_df_locality {
@@ -69,11 +75,13 @@ enum amd_df_dir {
         AMD_DF_WRITE, /* upstream write: the device writes memory (rx) */
 };
 
-/* AMDDFRootComplexBus <socket> <rc> "dddd:bb" from the configuration. */
+/* AMDDFRootComplexBus <socket> <rc> "dddd:bb" from the configuration, or
+ * the same from a calibration file (@calibrated). */
 struct amd_df_map {
         unsigned int socket, rc;
         uint32_t domain;
         uint8_t bus;
+        bool calibrated;
 };
 
 struct amd_df_opts {
@@ -86,6 +94,9 @@ struct amd_df_opts {
         enum pcie_detail detail;
 };
 void amd_df_opts_default(struct amd_df_opts *opts);
+/* Appends @m (an identical one already there is not repeated). 0, -EINVAL
+ * (socket over 255 or rc out of range) or -ENOSPC (AMD_DF_MAX_MAPS). */
+int amd_df_opts_add_map(struct amd_df_opts *opts, const struct amd_df_map *m);
 
 /* "local", "remote", "any"; "read"/"write"; NULL out of range. */
 const char *amd_df_locality_name(enum amd_df_locality loc);
@@ -117,6 +128,53 @@ size_t amd_df_plan_window(size_t count, size_t window, size_t *cursor, size_t *c
  * "bb" (hex). 0 or -EINVAL. */
 int amd_df_parse_bus(const char *text, uint32_t *domain, uint8_t *bus);
 
+/* ---- calibration: which root complex carries a device's root bus ---- */
+
+/* One root complex's upstream bytes per second over an idle window and
+ * over a window with a known load through the device. */
+struct amd_df_rc_rates {
+        unsigned int socket, rc;
+        double idle[2], load[2]; /* [AMD_DF_READ], [AMD_DF_WRITE] */
+};
+
+/* What amd_df_identify_rc() found. */
+struct amd_df_rc_match {
+        size_t index;        /* into the rates: the root complex (see the return) */
+        enum amd_df_dir dir; /* which of its rates rose */
+        double rise;         /* load - idle of that rate, bytes/s */
+        size_t matches;      /* root complexes that rose by the load */
+        size_t other;        /* -ENOTUNIQ: the second of them */
+        enum amd_df_dir other_dir;
+        double other_rise;
+};
+
+/*
+ * amd_df_identify_rc - which of @n root complexes carried a load of
+ * @expected bytes/s: the one whose read or write rate rose by @expected
+ * within @tolerance (relative). Other traffic may come and go on other
+ * root complexes; only a rise the size of the load's is taken for it.
+ * Returns 0 (@out->index, dir, rise), -ENOENT (none did: @out->index, dir
+ * and rise name the largest rise, for the message), -ENOTUNIQ (several:
+ * @out->index and other name the first two) or -EINVAL (@n 0, @expected
+ * or @tolerance not > 0, a rate not finite). Pure.
+ */
+int amd_df_identify_rc(const struct amd_df_rc_rates *rates, size_t n, double expected,
+                       double tolerance, struct amd_df_rc_match *out);
+
+/*
+ * One root complex's upstream bytes for calibration: amd_df_probe_open
+ * counts read and write beats of root complex @rc (either memory) on CPU
+ * @cpu (a cpumask CPU: its socket); amd_df_probe_read gives bytes per
+ * second of each since the previous read (from the counting time), and
+ * -EBUSY when the counters did not count all that time (another perf user
+ * holds the fabric's counters: the rates would be guesses).
+ */
+struct amd_df_probe;
+int amd_df_probe_open(const struct hw_env *env, int cpu, unsigned int rc,
+                      struct amd_df_probe **out);
+int amd_df_probe_read(struct amd_df_probe *p, double bytes_per_second[2]);
+void amd_df_probe_close(struct amd_df_probe *p);
+
 struct amd_df;        /* everything found */
 struct amd_df_socket; /* one socket's collector */
 
@@ -138,6 +196,18 @@ struct amd_df_socket *amd_df_socket_at(struct amd_df *df, size_t i);
 /* "amd_df-socket0" */
 const char *amd_df_socket_name(const struct amd_df_socket *s);
 unsigned int amd_df_socket_id(const struct amd_df_socket *s);
+/* The cpumask CPU that counts the socket's fabric. */
+int amd_df_socket_cpu(const struct amd_df_socket *s);
+
+/*
+ * The PMU's perf type now (its `type` file): 0, or -ENOENT when the PMU is
+ * gone (its driver unbound). A driver bound again gives the PMU a new
+ * type: amd_df_socket_set_type() puts it into a stopped socket's events
+ * before amd_df_socket_start() opens them again.
+ */
+int amd_df_pmu_type(const struct hw_env *env, uint32_t *type);
+uint32_t amd_df_socket_type(const struct amd_df_socket *s);
+void amd_df_socket_set_type(struct amd_df_socket *s, uint32_t type);
 /* Measurements planned, and how many count at once. */
 size_t amd_df_socket_measurements(const struct amd_df_socket *s);
 size_t amd_df_socket_window(const struct amd_df_socket *s);

@@ -15,6 +15,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "amd_df.h"
 #include "engine.h"
 #include "hisi_pcie.h"
 #include "hw_env.h"
@@ -66,8 +67,9 @@ struct run {
         size_t pmu_count;
         const struct hisi_pcie_pmu *pmu;
         uint16_t port_bit;
-        uint16_t rid; /* the endpoint's requester ID */
-        bool nvidia;  /* a Grace PCIe PMU covers the device: the port map phase */
+        uint16_t rid;      /* the endpoint's requester ID */
+        bool nvidia;       /* a Grace PCIe PMU covers the device: the port map phase */
+        struct amd_df *df; /* an AMD Turin data fabric PMU: the root complex map phase */
         /* the load currently running */
         struct hw_load *load;
         char load_why[256];
@@ -222,6 +224,22 @@ static bool find_nvidia(struct run *r, const struct pcie_function *dev)
         return true;
 }
 
+/* An AMD family 1Ah data fabric PMU: calibrate then finds which root
+ * complex carries @port's root bus. */
+static bool find_amd(struct run *r, const struct pcie_function *port)
+{
+        struct amd_df_opts opts;
+
+        amd_df_opts_default(&opts);
+        if (amd_df_discover(r->env, NULL, &opts, &r->df) || !r->df)
+                return false;
+        r->out->df_map = true;
+        SET_TEXT(r->out->pmu, "amd_df");
+        snprintf(r->out->df_root_bus, sizeof(r->out->df_root_bus), "%04x:%02x",
+                 (unsigned int)port->addr.domain & 0xffff, port->addr.bus);
+        return true;
+}
+
 static int find_parts(struct run *r, char *why, size_t whylen)
 {
         struct pcie_topo_opts topts = {.names = false, .read_sysfs = true};
@@ -276,10 +294,14 @@ static int find_parts(struct run *r, char *why, size_t whylen)
                         }
         if (!r->pmu && find_nvidia(r, dev))
                 return 0;
+        if (!r->pmu && find_amd(r, port))
+                return 0;
         if (!r->pmu) {
                 snprintf(why, whylen,
-                         "no hisi_pcie PMU covers %s's Root Port %s: the units calibrate settles "
-                         "are those of the HiSilicon Kunpeng 930 PCIe PMU and PTT",
+                         "no hisi_pcie PMU covers %s's Root Port %s: calibrate settles the units "
+                         "of the HiSilicon Kunpeng 930 PCIe PMU and PTT, the Root Port map of an "
+                         "NVIDIA Grace PCIe PMU and the root complex map of an AMD EPYC 9005 "
+                         "data fabric PMU (amd_df), and found none of them",
                          r->out->device, port->bdf);
                 return -ENODEV;
         }
@@ -843,6 +865,150 @@ static void phase_port_map(struct run *r)
         /* A dropped repeat does not undo the rest: its why stays. */
 }
 
+/* ---- the root complex map (AMD Turin) ---- */
+
+#define DF_MAX_RATES (AMD_DF_ROOT_COMPLEXES * AMD_DF_MAX_SOCKETS)
+
+/* Root complex @rc of every socket: bytes per second over an idle window
+ * and over a load of o->bytes through the device, into @rates (one per
+ * socket); *@load_rate: the load's bytes per second. 0, -EAGAIN when the
+ * load failed, -EBUSY when the counters were shared, or what perf said. */
+static int sweep_rc(struct run *r, unsigned int rc, struct amd_df_rc_rates *rates,
+                    double *load_rate)
+{
+        size_t n = amd_df_socket_count(r->df);
+        struct amd_df_probe *p[AMD_DF_MAX_SOCKETS] = {NULL};
+        uint64_t bytes = 0;
+        double t0;
+        int ret = 0;
+
+        for (size_t i = 0; i < n && !ret; i++) {
+                const struct amd_df_socket *s = amd_df_socket_at(r->df, i);
+
+                rates[i] = (struct amd_df_rc_rates){.socket = amd_df_socket_id(s), .rc = rc};
+                ret = amd_df_probe_open(r->env, amd_df_socket_cpu(s), rc, &p[i]);
+        }
+        if (!ret)
+                wait_until(r, now(r) + r->o->idle_seconds);
+        for (size_t i = 0; i < n && !ret; i++)
+                ret = amd_df_probe_read(p[i], rates[i].idle);
+        t0 = now(r);
+        if (!ret)
+                bytes = load_run(r, r->o->io_size, r->o->bytes);
+        for (size_t i = 0; i < n && !ret && bytes; i++)
+                ret = amd_df_probe_read(p[i], rates[i].load);
+        for (size_t i = 0; i < n; i++)
+                amd_df_probe_close(p[i]);
+        if (!ret && !bytes)
+                ret = -EAGAIN;
+        if (!ret)
+                *load_rate = (double)bytes / (now(r) - t0);
+        return ret;
+}
+
+static const char *dir_name(int dir)
+{
+        return dir == AMD_DF_WRITE ? "write" : "read";
+}
+
+/* Why a repeat named no root complex, with the numbers. */
+static void df_refusal(struct run *r, unsigned int k, int ret, const struct amd_df_rc_rates *rates,
+                       const struct amd_df_rc_match *m, double load_rate)
+{
+        struct calibration *c = r->out;
+        const struct amd_df_rc_rates *a = &rates[m->index], *b = &rates[m->other];
+        int at = snprintf(c->df_why, sizeof(c->df_why), "repeat %u of %u: ", k + 1, r->o->repeats);
+        char *why = c->df_why + at;
+        size_t left = sizeof(c->df_why) - (size_t)at;
+
+        if (ret == -ENOENT)
+                snprintf(why, left,
+                         "no root complex rose by the load's %.3g bytes/s (within %.3g %%): the "
+                         "largest rise was socket %u io%u %s %+.3g bytes/s (%.0f %% of the load)",
+                         load_rate, r->o->tolerance * 100, a->socket, a->rc, dir_name(m->dir),
+                         m->rise, m->rise / load_rate * 100);
+        else if (ret == -ENOTUNIQ)
+                snprintf(why, left,
+                         "socket %u io%u (%s %+.3g bytes/s) and socket %u io%u (%s %+.3g bytes/s) "
+                         "both rose by the load's %.3g bytes/s (within %.3g %%): other traffic "
+                         "moved with the load; run again when the machine is quieter",
+                         a->socket, a->rc, dir_name(m->dir), m->rise, b->socket, b->rc,
+                         dir_name(m->other_dir), m->other_rise, load_rate, r->o->tolerance * 100);
+        else
+                snprintf(why, left, "the load's rate %.3g bytes/s: %s", load_rate, strerror(-ret));
+}
+
+static void phase_df_map(struct run *r)
+{
+        struct calibration *c = r->out;
+        int named[CALIB_MAX_REPEATS];
+        unsigned int usable = 0;
+
+        c->df_socket = c->df_rc = -1;
+        c->df_asked = r->o->repeats;
+        c->df_verdict = CALIB_NOT_MEASURABLE;
+        for (unsigned int k = 0; k < r->o->repeats; k++) {
+                struct amd_df_rc_rates rates[DF_MAX_RATES];
+                struct amd_df_rc_match m;
+                size_t n = 0, sockets = amd_df_socket_count(r->df);
+                double load_rate = 0, rate = 0;
+                int ret = 0;
+
+                progress(r,
+                         "root complex map %u/%u: a load through %s with each root complex "
+                         "of %s counting",
+                         k + 1, r->o->repeats, c->device, c->pmu);
+                for (unsigned int rc = 0; rc < AMD_DF_ROOT_COMPLEXES && !ret; rc++) {
+                        ret = sweep_rc(r, rc, &rates[n], &rate);
+                        n += sockets;
+                        load_rate += rate / AMD_DF_ROOT_COMPLEXES;
+                }
+                if (ret) {
+                        snprintf(c->df_why, sizeof(c->df_why), "repeat %u of %u: %s: %.200s", k + 1,
+                                 r->o->repeats, c->pmu,
+                                 ret == -EAGAIN ? r->load_why
+                                 : ret == -EBUSY
+                                     ? "the data fabric counters did not count all the time "
+                                       "(another perf user holds them)"
+                                     : strerror(-ret));
+                        if (ret != -EAGAIN && ret != -EBUSY)
+                                break; /* the PMU cannot count: no repeat will */
+                        if (r->load_error == -ETIMEDOUT)
+                                break;
+                        continue;
+                }
+                ret = amd_df_identify_rc(rates, n, load_rate, r->o->tolerance, &m);
+                if (ret) {
+                        df_refusal(r, k, ret, rates, &m, load_rate);
+                        continue;
+                }
+                named[usable] =
+                    (int)(rates[m.index].socket * AMD_DF_ROOT_COMPLEXES + rates[m.index].rc);
+                if (!usable) {
+                        c->df_dir = (int)m.dir;
+                        c->df_rise = m.rise;
+                        c->df_load_rate = load_rate;
+                }
+                usable++;
+        }
+        if (!usable)
+                return;
+        c->df_socket = named[0] / AMD_DF_ROOT_COMPLEXES;
+        c->df_rc = named[0] % AMD_DF_ROOT_COMPLEXES;
+        for (unsigned int k = 0; k < usable; k++)
+                c->df_agree += named[k] == named[0];
+        c->df_verdict = c->df_agree == usable ? CALIB_CONSISTENT : CALIB_INCONSISTENT;
+        if (c->df_verdict == CALIB_INCONSISTENT)
+                snprintf(c->df_why, sizeof(c->df_why),
+                         "the repeats named different root complexes");
+        else
+                note(r,
+                     "This maps root bus %s only (the Root Port of %s): a root complex can hold "
+                     "several root buses; calibrate a device below each other root bus, one "
+                     "run and one file each.",
+                     c->df_root_bus, c->device);
+}
+
 int engine_calibrate(struct engine *e, const struct calibrate_opts *o, struct calibration *out,
                      char *why, size_t whylen)
 {
@@ -864,6 +1030,8 @@ int engine_calibrate(struct engine *e, const struct calibrate_opts *o, struct ca
         ret = find_parts(&r, why, whylen);
         if (!ret && r.nvidia) {
                 phase_port_map(&r);
+        } else if (!ret && r.df) {
+                phase_df_map(&r);
         } else if (!ret) {
                 phase_flux(&r);
                 phase_clock(&r);
@@ -887,6 +1055,7 @@ int engine_calibrate(struct engine *e, const struct calibrate_opts *o, struct ca
         }
         load_stop(&r);
         hisi_pcie_free(r.pmus, r.pmu_count);
+        amd_df_free(r.df);
         pcie_topo_free(r.topo);
         return ret;
 }

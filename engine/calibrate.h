@@ -25,6 +25,15 @@
  * with only that bit counting; the bit whose count rises by the load is
  * the device's Root Port (nvidia_pcie_identify_bit), consistent when every
  * usable repeat names the same bit. The calibration file then maps it.
+ *
+ * On an AMD EPYC 9005 machine (an amd_df PMU of family 1Ah, neither of the
+ * above) one phase too, the root complex map: for every root complex index
+ * (all sockets at once), an idle window and a load of known bytes with
+ * that index's read and write beats counting; the root complex whose read
+ * or write rate rises by the load's rate (amd_df_identify_rc) carries the
+ * device's root bus, consistent when every usable repeat names the same
+ * one. One run maps one root bus (that of the device's Root Port); a root
+ * complex with several root buses takes one run per bus.
  */
 #ifndef PCIESCOPE_CALIBRATE_H
 #define PCIESCOPE_CALIBRATE_H
@@ -90,6 +99,16 @@ struct calibration {
         enum calib_verdict port_map_verdict;
         unsigned int port_map_agree, port_map_asked; /* repeats naming port_map_bit / run */
         char port_map_why[200];
+        /* AMD Turin: the root complex (socket, io<n>) that carries root bus
+         * df_root_bus, the device's Root Port's bus. */
+        bool df_map;
+        char df_root_bus[8];          /* "0000:40" */
+        int df_socket, df_rc;         /* -1: not found (df_why) */
+        int df_dir;                   /* enum amd_df_dir that rose */
+        double df_rise, df_load_rate; /* bytes/s: the median repeat's */
+        enum calib_verdict df_verdict;
+        unsigned int df_agree, df_asked; /* repeats naming it / run */
+        char df_why[300];
 };
 
 /*

@@ -5,6 +5,7 @@
  */
 #define _GNU_SOURCE
 #include "calibration_file.h"
+#include "amd_df.h"
 #include "pci_addr.h"
 #include "safe_file.h"
 
@@ -115,6 +116,32 @@ json_object *calibration_json(const struct calibration *c, const char *machine)
                 if (c->port_map_why[0])
                         json_object_object_add(pm, "why", json_object_new_string(c->port_map_why));
                 json_object_object_add(o, "nvidia_port_map", pm);
+        }
+        if (c->df_map) {
+                json_object *dm = json_object_new_object();
+                bool found = c->df_socket >= 0 && c->df_rc >= 0;
+
+                json_object_object_add(dm, "root_bus", json_object_new_string(c->df_root_bus));
+                json_object_object_add(dm, "socket",
+                                       found ? json_object_new_int(c->df_socket) : NULL);
+                json_object_object_add(dm, "root_complex",
+                                       found ? json_object_new_int(c->df_rc) : NULL);
+                if (found) {
+                        json_object_object_add(
+                            dm, "direction",
+                            json_object_new_string(c->df_dir == AMD_DF_WRITE ? "write" : "read"));
+                        json_object_object_add(dm, "rise_bytes_per_second",
+                                               json_object_new_double(c->df_rise));
+                        json_object_object_add(dm, "load_bytes_per_second",
+                                               json_object_new_double(c->df_load_rate));
+                }
+                json_object_object_add(dm, "verdict",
+                                       json_object_new_string(calib_verdict_name(c->df_verdict)));
+                json_object_object_add(dm, "repeats", json_object_new_int64(c->df_agree));
+                json_object_object_add(dm, "asked", json_object_new_int64(c->df_asked));
+                if (c->df_why[0])
+                        json_object_object_add(dm, "why", json_object_new_string(c->df_why));
+                json_object_object_add(o, "amd_df_root_complex", dm);
         }
         return o;
 }
@@ -259,6 +286,47 @@ static int read_port_map(json_object *top, const char *name, struct calibration_
         return 0;
 }
 
+/* "amd_df_root_complex": applied when consistent, with a socket 0..255, a
+ * root complex 0..7 and a root bus "dddd:bb"; the rest is for people. */
+static int read_df_map(json_object *top, const char *name, struct calibration_units *u, char *why,
+                       size_t whylen)
+{
+        const char *key = "amd_df_root_complex";
+        json_object *o, *verdict, *sock, *rc, *bus;
+        const char *text;
+
+        if (!json_object_object_get_ex(top, key, &o))
+                return 0;
+        if (!json_object_is_type(o, json_type_object))
+                return bad(why, whylen, name, key, "not an object");
+        if (!json_object_object_get_ex(o, "verdict", &verdict) ||
+            !json_object_is_type(verdict, json_type_string))
+                return bad(why, whylen, name, key, "no \"verdict\" string");
+        if (strcmp(json_object_get_string(verdict), "consistent"))
+                return 0;
+        if (!json_object_object_get_ex(o, "socket", &sock) ||
+            !json_object_is_type(sock, json_type_int) || json_object_get_int64(sock) < 0 ||
+            json_object_get_int64(sock) > 255)
+                return bad(why, whylen, name, key, "a consistent map needs a \"socket\" 0..255");
+        if (!json_object_object_get_ex(o, "root_complex", &rc) ||
+            !json_object_is_type(rc, json_type_int) || json_object_get_int64(rc) < 0 ||
+            json_object_get_int64(rc) >= AMD_DF_ROOT_COMPLEXES)
+                return bad(why, whylen, name, key,
+                           "a consistent map needs a \"root_complex\" 0..7");
+        _Static_assert(AMD_DF_ROOT_COMPLEXES == 8, "the message says 0..7");
+        /* Only "dddd:bb": the file is written whole, never abbreviated. */
+        if (!json_object_object_get_ex(o, "root_bus", &bus) ||
+            !json_object_is_type(bus, json_type_string) ||
+            strlen(text = json_object_get_string(bus)) != 7 || !strchr(text, ':') ||
+            amd_df_parse_bus(text, &u->df_domain, &u->df_bus))
+                return bad(why, whylen, name, key,
+                           "a consistent map needs a \"root_bus\" dddd:bb (hex)");
+        u->have_df_map = true;
+        u->df_socket = (unsigned int)json_object_get_int64(sock);
+        u->df_rc = (unsigned int)json_object_get_int64(rc);
+        return 0;
+}
+
 static int read_time_mode(json_object *top, const char *name, struct calibration_units *u,
                           char *why, size_t whylen)
 {
@@ -304,6 +372,7 @@ int calibration_parse(const char *text, size_t len, const char *name, struct cal
                                             "outbound_why",
                                             "notes",
                                             "nvidia_port_map",
+                                            "amd_df_root_complex",
                                             NULL};
         struct json_tokener *tok = json_tokener_new();
         json_object *top, *format;
@@ -379,6 +448,8 @@ int calibration_parse(const char *text, size_t len, const char *name, struct cal
                 ret = read_time_mode(top, name, u, why, whylen);
         if (!ret)
                 ret = read_port_map(top, name, u, why, whylen);
+        if (!ret)
+                ret = read_df_map(top, name, u, why, whylen);
         json_object_put(top);
         if (ret)
                 memset(u, 0, sizeof(*u));

@@ -13,6 +13,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "calibrate.h"
 #include "ptt_summary.h"
@@ -34,6 +35,12 @@ struct calibration_units {
         bool have_port_map;
         unsigned int port_map_node, port_map_bit;
         char port_map_port[20];
+        /* AMD Turin: root bus df_domain:df_bus belongs to IO root complex
+         * df_rc of socket df_socket (a consistent root complex map only). */
+        bool have_df_map;
+        unsigned int df_socket, df_rc;
+        uint32_t df_domain;
+        uint8_t df_bus;
 };
 
 /* The calibration as JSON (the file's content and `calibrate --json`).

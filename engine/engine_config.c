@@ -210,6 +210,7 @@ static int set_df_bus(struct engine_config *c, const struct engine_option *o,
                 return refuse(why, len, "the root bus must be \"dddd:bb\" or \"bb\" in hex");
         m->socket = (unsigned int)v[0].number;
         m->rc = (unsigned int)v[1].number;
+        m->calibrated = false;
         c->amd_df.map_count++;
         return 0;
 }
@@ -447,6 +448,28 @@ static int apply_port_map(struct engine_config *c, const struct calibration_unit
         return 0;
 }
 
+/* The file's root bus -> root complex; a AMDDFRootComplexBus line for the
+ * same bus wins in the collector (amd_df.c), whatever the order. */
+static int apply_df_map(struct engine_config *c, const struct calibration_units *u, char *why,
+                        size_t whylen)
+{
+        struct amd_df_map m = {.socket = u->df_socket,
+                               .rc = u->df_rc,
+                               .domain = u->df_domain,
+                               .bus = u->df_bus,
+                               .calibrated = true};
+        int err = amd_df_opts_add_map(&c->amd_df, &m);
+
+        if (err)
+                snprintf(why, whylen,
+                         "%s: amd_df_root_complex: cannot map root bus %04x:%02x to socket %u "
+                         "io%u: %s",
+                         c->calibration_file, (unsigned int)u->df_domain, u->df_bus, u->df_socket,
+                         u->df_rc,
+                         err == -ENOSPC ? "too many root bus mappings (64)" : "out of range");
+        return err;
+}
+
 static int set_calibration_file(struct engine_config *c, const struct engine_option *o,
                                 const struct engine_value *v, size_t n, char *why, size_t whylen)
 {
@@ -469,6 +492,8 @@ static int set_calibration_file(struct engine_config *c, const struct engine_opt
                     apply_unit(c, "TraceTimeMode", 0, ptt_time_mode_name(u.time_mode), why, whylen);
         if (!err && u.have_port_map)
                 err = apply_port_map(c, &u, why, whylen);
+        if (!err && u.have_df_map)
+                err = apply_df_map(c, &u, why, whylen);
         return err;
 }
 
@@ -706,8 +731,10 @@ static const struct engine_option options[] = {
      .value_text = "file",
      .default_text = "none",
      .help = "a file written by `pciescope calibrate` on this machine: its consistent results set "
-             "`FluxUnit`, `LatencyClock`, `TraceClock` and `TraceTimeMode`; any of these options "
-             "given explicitly wins, wherever it stands. See "
+             "`FluxUnit`, `LatencyClock`, `TraceClock` and `TraceTimeMode`, a Grace `root_port` "
+             "bit's Root Port or an AMD root bus's IO root complex; any of these options given "
+             "explicitly wins, wherever it stands. Repeatable: the maps of several files add up "
+             "(one run per Root Port or root bus). See "
              "[docs/real-hardware.md](real-hardware.md)."},
     {.name = "LengthMode",
      .kind = ENGINE_OPT_STRING,
@@ -812,7 +839,10 @@ static const struct engine_option options[] = {
              "complex 2 of socket 0 (AMD does not publish this mapping: take it from the PPR or "
              "from a known load, [metrics.md](metrics.md#amd-data-fabric-root-complexes)). A "
              "mapped root complex gets `root_bus` and a utilisation against the links of its "
-             "Root Ports. Repeatable (64; several buses per root complex)."},
+             "Root Ports. Repeatable (64; several buses per root complex). A `CalibrationFile` "
+             "from `pciescope calibrate` can supply it (one root bus per file); a line here for "
+             "the same root bus wins. `pcie_df_root_complex_info{mapping=...}` says which "
+             "mapping each root complex uses."},
     {.name = "AMDDFCounters",
      .kind = ENGINE_OPT_WHOLE,
      .min = 2,

@@ -22,6 +22,7 @@ struct df_unit {
         double interval;
         struct engine_schedule due;
         struct engine_complaint read_error;
+        bool pmu_gone; /* unbound: waiting for it to be bound again */
 };
 
 static bool df_enabled(const struct engine_config *cfg, bool dump)
@@ -88,11 +89,60 @@ static int df_start(void *unit, double now)
         return 0;
 }
 
+/*
+ * Whether a failed reading means the PMU went away: its driver was unbound
+ * (perf_pmu_unregister() revokes the open events: read() gives 0 bytes)
+ * and its directory is gone, or it was bound again with a new perf type
+ * already. Then the socket's counters are closed, logged once.
+ */
+static bool pmu_went(struct df_unit *u)
+{
+        uint32_t type;
+        int err = amd_df_pmu_type(u->env, &type);
+
+        if (!err && type == amd_df_socket_type(u->socket))
+                return false;
+        hw_logf(u->env, HW_LOG_WARNING,
+                "%s: PMU gone (its driver was unbound%s); its counters stop until it is back",
+                amd_df_socket_name(u->socket), err ? "" : " and bound again");
+        amd_df_socket_stop(u->socket);
+        u->pmu_gone = true;
+        return true;
+}
+
+/* A PMU that went: opened again once its directory is back, with the perf
+ * type it has now (the first interval after that has no rates yet). */
+static void pmu_back(struct df_unit *u, double now)
+{
+        uint32_t type;
+
+        if (amd_df_pmu_type(u->env, &type))
+                return;
+        amd_df_socket_set_type(u->socket, type);
+        if (amd_df_socket_start(u->socket, now))
+                return;
+        u->pmu_gone = false;
+        u->read_error.shown = false;
+        hw_logf(u->env, HW_LOG_INFO, "%s: PMU back (perf type %u); counting %zu measurements again",
+                amd_df_socket_name(u->socket), type, amd_df_socket_measurements(u->socket));
+}
+
 static int df_tick(void *unit, double now, struct sample_set *out)
 {
         struct df_unit *u = unit;
-        int err = amd_df_socket_tick(u->socket, now, out);
+        int err;
 
+        if (u->pmu_gone) {
+                pmu_back(u, now);
+                engine_schedule_ticked(&u->due, now);
+                return 0; /* nothing to publish: its series go stale */
+        }
+        err = amd_df_socket_tick(u->socket, now, out);
+        if (err && err != -ENOMEM && pmu_went(u)) {
+                sample_set_clear(out);
+                engine_schedule_ticked(&u->due, now);
+                return 0;
+        }
         if (err && err != -ENOMEM)
                 engine_complain(u->env, &u->read_error, "%s: reading counters: %s",
                                 amd_df_socket_name(u->socket), strerror(-err));

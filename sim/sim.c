@@ -66,6 +66,7 @@ struct sim {
         unsigned int pmu_shown[SIM_MAX_CORES];
         unsigned int ptt_shown[SIM_MAX_CORES]; /* the same for each core's PTT device */
         unsigned int iio_shown[256];           /* ... and each IIO free-running PMU (box) */
+        unsigned int df_shown;                 /* ... and amd_df */
         /* CPUs going offline and online (sim_events.h), replayed up to
          * cpu_done: which are offline, and each PMU's cpumask CPU (-1:
          * none online) as the drivers' CPU hotplug callbacks move it. */
@@ -248,7 +249,7 @@ static int route_open(void *ctx, struct perf_event_attr *attr, pid_t pid, int cp
                   (attr->type >= SIM_IIO_REBIND_BASE &&
                    attr->type < SIM_IIO_REBIND_BASE + 0x100 * 15)))
                 o = sim_iio_ops(s->iio);
-        else if (s->df && attr->type == SIM_DF_TYPE)
+        else if (s->df && attr->type >= SIM_DF_TYPE && attr->type < SIM_DF_TYPE + SIM_DF_TYPE_COUNT)
                 o = sim_df_ops(s->df);
         else if (s->ptt && attr->type >= SIM_PTT_TYPE_BASE &&
                  attr->type - SIM_PTT_TYPE_BASE < SIM_MAX_CORES * SIM_PMU_GENERATIONS)
@@ -528,6 +529,9 @@ static int sim_load_start(void *ctx, const struct hw_load_request *req, struct h
         if (!ret && s->nv)
                 ret = sim_nvpcie_add_load(s->nv, dev, (double)req->bytes, sim_nvpcie_now(s->nv),
                                           sim_nvpcie_now(s->nv) + l->seconds);
+        if (!ret && s->df)
+                ret = sim_df_add_load(s->df, dev, (double)req->bytes, sim_df_now(s->df),
+                                      sim_df_now(s->df) + l->seconds);
         if (ret) {
                 snprintf(why, whylen, "the simulated device cannot take another load now");
                 if (l->command)
@@ -901,6 +905,21 @@ static int refresh_pmus(struct sim *s, double elapsed)
                         ret = sim_sysfs_iio_cpumasks(m, s->root, s->iio_cpu);
                 if (!ret)
                         s->iio_shown[box] = want;
+        }
+        if (s->df && !ret && sim_pmu_kind_has_events(m, SIM_PMUK_AMD_DF, 0)) {
+                unsigned int generation, want;
+
+                want = sim_pmu_kind_bound(m, SIM_PMUK_AMD_DF, 0, elapsed, &generation)
+                           ? generation
+                           : PMU_NOT_SHOWN;
+                if (want != s->df_shown) {
+                        ret = sim_sysfs_pmu_dir_remove(s->root, "amd_df");
+                        if (!ret && want != PMU_NOT_SHOWN)
+                                ret = sim_df_sysfs_pmu_write(m, s->root, sim_df_type_of(want), NULL,
+                                                             0);
+                        if (!ret)
+                                s->df_shown = want;
+                }
         }
         return ret;
 }

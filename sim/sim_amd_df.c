@@ -40,15 +40,27 @@ struct df_event {
         size_t rc; /* index into the socket's rcs, SIZE_MAX: no such root complex */
         enum df_loc loc;
         bool write;
-        bool running; /* held a counter since the last update */
+        bool running;            /* held a counter since the last update */
+        unsigned int generation; /* the PMU's binding it was opened on */
+        double retired;          /* bytes of calibration loads dropped from the list */
         uint64_t value, base;
         double enabled_s, running_s;
 };
+
+/* A calibration load: DMA writes of @rate bytes/s through device @dev
+ * between t0 and t1. */
+struct df_load {
+        size_t dev;
+        double t0, t1, rate;
+};
+#define MAX_LOADS 32
 
 struct sim_df {
         struct sim_pmu_core core;
         const struct sim_machine *m;
         double last;
+        size_t load_count;
+        struct df_load loads[MAX_LOADS];
 };
 
 #define ev_at(p, slot) SIM_PMU_EVENT_AT(&(p)->core, slot, struct df_event)
@@ -87,6 +99,18 @@ static double share_of(const struct sim_amd_rc *rc, enum df_loc loc)
         return loc == DF_ANY ? 1 : loc == DF_REMOTE ? rc->remote_share : 1 - rc->remote_share;
 }
 
+/* Bytes load @l moved through @rc's memory of @loc up to @t (its DMA
+ * writes: nothing for reads). */
+static double load_bytes_at(const struct sim_machine *m, const struct sim_amd_rc *rc,
+                            enum df_loc loc, bool write, const struct df_load *l, double t)
+{
+        double span = (t < l->t1 ? t : l->t1) - l->t0;
+
+        if (!write || span <= 0 || !below_rc(m, rc, l->dev))
+                return 0;
+        return l->rate * span * share_of(rc, loc);
+}
+
 void sim_truth_df(const struct sim_df *p, size_t socket, unsigned int rc_index, bool remote,
                   double t0, double t1, double *read_bytes, double *write_bytes)
 {
@@ -110,6 +134,13 @@ void sim_truth_df(const struct sim_df *p, size_t socket, unsigned int rc_index, 
                 *read_bytes += dma_rate(m, dev, false) * integral * share;
                 *write_bytes += dma_rate(m, dev, true) * integral * share;
         }
+        /* Calibration loads still listed (the last MAX_LOADS). */
+        for (size_t i = 0; i < p->load_count; i++) {
+                enum df_loc loc = remote ? DF_REMOTE : DF_LOCAL;
+
+                *write_bytes += load_bytes_at(m, rc, loc, true, &p->loads[i], t1) -
+                                load_bytes_at(m, rc, loc, true, &p->loads[i], t0);
+        }
 }
 
 /* ---- counters ---- */
@@ -123,6 +154,13 @@ static uint64_t counter_at(const struct sim_df *p, const struct df_event *e, dou
         for (size_t i = 0; i < e->e.contrib_count; i++)
                 x += e->e.contrib[i].per_second *
                      sim_device_traffic_integral(p->m, e->e.contrib[i].dev, 0, t);
+        if (e->rc != SIZE_MAX) {
+                const struct sim_amd_rc *rc = &p->m->amd.sockets[e->socket].rcs[e->rc];
+
+                x += e->retired;
+                for (size_t i = 0; i < p->load_count; i++)
+                        x += load_bytes_at(p->m, rc, e->loc, e->write, &p->loads[i], t);
+        }
         x /= BEAT;
         return x <= 0 ? 0 : (uint64_t)floor(x);
 }
@@ -233,16 +271,39 @@ static void decode(uint64_t config, unsigned int *code, unsigned int *umask)
         *umask = (unsigned int)(((config >> 8) & 0xff) | ((config >> 24) & 0xf) << 8);
 }
 
+uint32_t sim_df_type_of(unsigned int generation)
+{
+        return generation ? SIM_DF_TYPE + 1 + (generation - 1) % (SIM_DF_TYPE_COUNT - 1)
+                          : SIM_DF_TYPE;
+}
+
+/* perf_pmu_unregister() since the event was opened: revoked (read() gives
+ * 0 bytes, ioctl() -ENODEV), as for the hisi_pcie and IIO PMUs. */
+static bool df_revoked(struct sim_pmu_core *c, const struct sim_pmu_event *ev)
+{
+        const struct sim_df *p = c->owner;
+        const struct df_event *e = (const struct df_event *)ev;
+        unsigned int generation;
+
+        return !sim_pmu_kind_bound(p->m, SIM_PMUK_AMD_DF, 0, p->last, &generation) ||
+               generation != e->generation;
+}
+
 static int df_event_init(struct sim_pmu_core *c, const struct perf_event_attr *attr, pid_t pid,
                          int cpu, struct sim_pmu_event *ev, size_t *slot)
 {
-        const struct sim_machine *m = ((struct sim_df *)c->owner)->m;
+        struct sim_df *p = c->owner;
+        const struct sim_machine *m = p->m;
         struct df_event *e = (struct df_event *)ev;
-        unsigned int code, umask, n;
+        unsigned int code, umask, n, generation;
 
         (void)slot;
-        if (attr->type != SIM_DF_TYPE)
+        /* An unbound PMU's type is no longer in the kernel's idr, nor is
+         * an old one after a new binding. */
+        if (!sim_pmu_kind_bound(m, SIM_PMUK_AMD_DF, 0, sim_df_now(p), &generation) ||
+            sim_df_type_of(generation) != attr->type)
                 return -ENOENT;
+        e->generation = generation;
         /* amd_uncore_event_init: no sampling, no task events, a CPU. */
         if (pid != -1 || cpu < 0 || (unsigned int)cpu >= m->cpus || attr->sample_period ||
             attr->freq)
@@ -333,6 +394,7 @@ static const struct sim_pmu_model df_model = {
     .foreign_group_fd_min = SIM_FD_BASE,
     .refused_excludes = SIM_EXCLUDE_ALL,
     .advance = update,
+    .revoked = df_revoked,
     .event_init = df_event_init,
     .can_join = df_can_join,
     .start = df_start,
@@ -372,6 +434,43 @@ void sim_df_free(struct sim_df *p)
 const struct perf_ops *sim_df_ops(struct sim_df *p)
 {
         return &p->core.ops;
+}
+
+int sim_df_add_load(struct sim_df *p, size_t dev, double bytes, double t0, double t1)
+{
+        int ret = 0;
+
+        if (dev >= p->m->device_count || !(bytes > 0) || !(t1 > t0))
+                return -EINVAL;
+        sim_pmu_core_lock(&p->core);
+        update(&p->core); /* what came before counts without the load */
+        if (p->load_count >= MAX_LOADS) {
+                /* Full: a load that has ended makes room (its bytes stay in
+                 * the open events as retired). */
+                size_t oldest = 0;
+
+                for (size_t i = 1; i < p->load_count; i++)
+                        if (p->loads[i].t1 < p->loads[oldest].t1)
+                                oldest = i;
+                if (p->loads[oldest].t1 > p->last) {
+                        ret = -EBUSY;
+                } else {
+                        for (size_t i = 0; i < p->core.used_max; i++) {
+                                struct df_event *e = ev_at(p, i);
+
+                                if (e->e.used && e->rc != SIZE_MAX)
+                                        e->retired += load_bytes_at(
+                                            p->m, &p->m->amd.sockets[e->socket].rcs[e->rc], e->loc,
+                                            e->write, &p->loads[oldest], p->last);
+                        }
+                        p->loads[oldest] = p->loads[--p->load_count];
+                }
+        }
+        if (!ret)
+                p->loads[p->load_count++] =
+                    (struct df_load){.dev = dev, .t0 = t0, .t1 = t1, .rate = bytes / (t1 - t0)};
+        sim_pmu_core_unlock(&p->core);
+        return ret;
 }
 
 size_t sim_df_open_count(struct sim_df *p)
@@ -414,19 +513,19 @@ static int put(const char *root, const char *dir, const char *name, const char *
         return r;
 }
 
-int sim_df_sysfs_write(const struct sim_machine *m, const char *root, char *errbuf, size_t errlen)
+int sim_df_sysfs_pmu_write(const struct sim_machine *m, const char *root, uint32_t type,
+                           char *errbuf, size_t errlen)
 {
         const struct sim_amd *amd = &m->amd;
         const char *pmu = "sys/bus/event_source/devices/amd_df";
-        char dir[128], text[64], mask[256] = "";
-        size_t len = 0, cap;
-        char *info;
+        char text[64], mask[256] = "";
+        size_t len = 0;
         int r;
 
         r = mkdirs(root, "sys/bus/event_source/devices/amd_df/format", errbuf, errlen);
         if (r)
                 return r;
-        snprintf(text, sizeof(text), "%u\n", SIM_DF_TYPE);
+        snprintf(text, sizeof(text), "%u\n", type);
         r = put(root, pmu, "type", text, errbuf, errlen);
         for (size_t i = 0; i < amd->socket_count; i++)
                 len += (size_t)snprintf(mask + len, sizeof(mask) - len, "%s%u", i ? "," : "",
@@ -441,6 +540,18 @@ int sim_df_sysfs_write(const struct sim_machine *m, const char *root, char *errb
                 r = put(root, "sys/bus/event_source/devices/amd_df/format", "umask",
                         amd->narrow_umask ? "config:8-15\n" : "config:8-15,24-27\n", errbuf,
                         errlen);
+        return r;
+}
+
+int sim_df_sysfs_write(const struct sim_machine *m, const char *root, char *errbuf, size_t errlen)
+{
+        const struct sim_amd *amd = &m->amd;
+        char dir[128], text[64];
+        size_t len, cap;
+        char *info;
+        int r;
+
+        r = sim_df_sysfs_pmu_write(m, root, SIM_DF_TYPE, errbuf, errlen);
         for (size_t i = 0; !r && i < amd->socket_count; i++) {
                 const struct sim_amd_socket *s = &amd->sockets[i];
 

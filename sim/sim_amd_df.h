@@ -36,8 +36,14 @@
 
 struct perf_ops;
 
-#define SIM_DF_TYPE    0x9100     /* perf type of amd_df: beyond the other models' ranges */
-#define SIM_DF_FD_BASE 0x5c000000 /* fake fds: above the DesignWare model's, below PTT's */
+#define SIM_DF_TYPE 0x9100 /* perf type of amd_df: beyond the other models' ranges */
+
+/* amd_df's perf type after its n-th `pmu_bind` (sim_events.h): SIM_DF_TYPE
+ * + 1 + (n - 1) % 15, SIM_DF_TYPE before any; a revoked event (unbound
+ * since it was opened) reads 0 bytes, as the other models' do. */
+uint32_t sim_df_type_of(unsigned int generation);
+#define SIM_DF_TYPE_COUNT 16
+#define SIM_DF_FD_BASE    0x5c000000 /* fake fds: above the DesignWare model's, below PTT's */
 
 struct sim_df;
 
@@ -46,10 +52,20 @@ int sim_df_new(const struct sim_machine *m, sim_clock_fn clock, void *clock_ctx,
 void sim_df_free(struct sim_df *p);
 const struct perf_ops *sim_df_ops(struct sim_df *p);
 size_t sim_df_open_count(struct sim_df *p);
+
+/* A calibration load (sim.c's load ops): DMA writes of @bytes through
+ * device @dev spread evenly over [@t0, @t1] (model time), counted by the
+ * write beats of the root complex above it, split by its remote_share,
+ * and in sim_truth_df while listed (the last 32 loads). 0, -EINVAL, or
+ * -EBUSY (32 loads still running). */
+int sim_df_add_load(struct sim_df *p, size_t dev, double bytes, double t0, double t1);
 double sim_df_now(struct sim_df *p);
 
 /* The amd_df directory, CPU topology and /proc/cpuinfo below @root. */
 int sim_df_sysfs_write(const struct sim_machine *m, const char *root, char *errbuf, size_t errlen);
+/* The amd_df directory alone, with perf type @type (a `pmu_bind`). */
+int sim_df_sysfs_pmu_write(const struct sim_machine *m, const char *root, uint32_t type,
+                           char *errbuf, size_t errlen);
 
 /* Ground truth over [t0, t1]: bytes of DMA reads (@read) and writes of root
  * complex @rc_index on socket @socket (index into m->amd.sockets) to

@@ -419,6 +419,11 @@ int sim_pmu_any_find(const struct sim_machine *m, const char *name, enum sim_pmu
                 *index = box;
                 return 0;
         }
+        if (m->amd.present && !strcmp(name, "amd_df")) {
+                *kind = SIM_PMUK_AMD_DF;
+                *index = 0;
+                return 0;
+        }
         return -ENODEV;
 }
 
@@ -621,8 +626,8 @@ static int parse_event(struct parse *p, json_object *o, const char *path, struct
                 if (r > 0)
                         return fail(p, kpath,
                                     "missing (the PMU: \"hisi_pcie<sicl>_core<core>\", "
-                                    "\"hisi_ptt<sicl>_<core>\" or "
-                                    "\"uncore_iio_free_running_<box>\")");
+                                    "\"hisi_ptt<sicl>_<core>\", "
+                                    "\"uncore_iio_free_running_<box>\" or \"amd_df\")");
                 if (r)
                         return r;
                 if (sim_pmu_any_find(p->m, text, &e->pmu, &e->core))
@@ -630,7 +635,8 @@ static int parse_event(struct parse *p, json_object *o, const char *path, struct
                                     "no PMU \"%s\" on this machine (the hisi_pcie PMU of SICL s, "
                                     "core c is hisi_pcie<s>_core<c>, its PTT device "
                                     "hisi_ptt<s>_<c>; an Intel IIO stack's is "
-                                    "uncore_iio_free_running_<box>)",
+                                    "uncore_iio_free_running_<box>, the AMD data fabric's "
+                                    "amd_df)",
                                     text);
                 return 0;
         }

@@ -98,7 +98,8 @@ bool sim_pmu_kind_bound(const struct sim_machine *m, enum sim_pmu_kind kind, siz
 /* Whether any `pmu_unbind` / `pmu_bind` names that PMU. */
 bool sim_pmu_kind_has_events(const struct sim_machine *m, enum sim_pmu_kind kind, size_t index);
 /* The PMU named @name, of any kind: "hisi_pcie<s>_core<c>",
- * "hisi_ptt<s>_<c>" or "uncore_iio_free_running_<box>". 0 or -ENODEV. */
+ * "hisi_ptt<s>_<c>", "uncore_iio_free_running_<box>" or "amd_df" (an AMD
+ * machine). 0 or -ENODEV. */
 int sim_pmu_any_find(const struct sim_machine *m, const char *name, enum sim_pmu_kind *kind,
                      size_t *index);
 
@@ -124,13 +125,13 @@ int sim_device_add(struct sim *s, const char *bdf);
 
 /*
  * sim_pmu_unbind - the PMU @pmu ("hisi_pcie<sicl>_core<core>",
- * "hisi_ptt<sicl>_<core>" or "uncore_iio_free_running_<box>") loses its
+ * "hisi_ptt<sicl>_<core>", "uncore_iio_free_running_<box>" or "amd_df") loses its
  * driver now: perf_pmu_unregister() takes its directory under
  * bus/event_source/devices away and revokes its open events (read()
  * returns 0 bytes, ioctl() -ENODEV, as since Linux 6.15); its perf type
  * opens nothing (-ENOENT). sim_pmu_bind - bound again: a fresh directory
- * with a new perf type (an Intel IIO PMU: sim_iio_type_of(); its new
- * events count from 0). 0, -ENODEV (no such PMU), -ENOSPC.
+ * with a new perf type (an Intel IIO PMU: sim_iio_type_of(); amd_df:
+ * sim_df_type_of(); its new events count from 0). 0, -ENODEV (no such PMU), -ENOSPC.
  */
 int sim_pmu_unbind(struct sim *s, const char *pmu);
 /* The core index of PTT device @name ("hisi_ptt<sicl>_<core>"). 0 or

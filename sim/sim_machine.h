@@ -341,6 +341,7 @@ enum sim_pmu_kind {
         SIM_PMUK_HISI_PCIE, /* hisi_pcie<s>_core<c>: core index */
         SIM_PMUK_HISI_PTT,  /* hisi_ptt<s>_<c>: core index */
         SIM_PMUK_IIO,       /* uncore_iio_free_running_<box>: box id */
+        SIM_PMUK_AMD_DF,    /* amd_df: index 0 */
 };
 
 struct sim_event {

@@ -5,8 +5,9 @@
  *
  * Invariants (a violation traps): the result is 0 or -EBADMSG; on 0 every
  * unit marked present is finite and above 0 and the time mode is one of
- * the two; on an error nothing is marked present and the message names
- * the file.
+ * the two; a root complex map has a socket 0..255 and a root complex
+ * 0..7; on an error nothing is marked present and the message names the
+ * file.
  */
 #include <errno.h>
 #include <math.h>
@@ -38,9 +39,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                 if (u.have_time_mode && u.time_mode != PTT_TIME_DELTA &&
                     u.time_mode != PTT_TIME_ABSOLUTE)
                         __builtin_trap();
+                if (u.have_df_map && (u.df_socket > 255 || u.df_rc > 7))
+                        __builtin_trap();
         } else if (rc == -EBADMSG) {
                 if (u.have_flux_unit || u.have_latency_clock || u.have_trace_clock ||
-                    u.have_time_mode || strncmp(why, "fuzz.json: ", 11))
+                    u.have_time_mode || u.have_df_map || strncmp(why, "fuzz.json: ", 11))
                         __builtin_trap();
         }
         return 0;

@@ -362,7 +362,67 @@ read -r bw map < <(c0 --calibration "$tmp/g.json" --option 'NvidiaPCIeRootPort=0
 check "... a NvidiaPCIeRootPort line for the same Root Port wins over the file: $map" \
 	[ "$map" = configured ]
 
-# This machine: virtio functions and no HiSilicon PMU.
+# ---- AMD Turin: the IO root complex of a device's root bus -----------------
+# turin-2p's true root bus -> root complex map is not in bus order: 0000:40
+# (nvme0..2 at 0000:41-43) is io1, 0000:20 is io2. The load through nvme0
+# must rise on socket 0 io1 only.
+"$P" calibrate --simulate turin-2p --device 0000:41:00.0 --repeat 3 --output "$tmp/t.json" >"$tmp/t.out" 2>&1
+rc=$?
+check "turin-2p: calibrate names socket 0 io1 for root bus 0000:40, consistent (rc $rc; $(head -c 300 "$tmp/t.out"))" \
+	eval '[ "$rc" -eq 0 ] && [ "$(field "$tmp/t.json" "d[\"amd_df_root_complex\"][\"socket\"]")" = 0 ] &&
+	      [ "$(field "$tmp/t.json" "d[\"amd_df_root_complex\"][\"root_complex\"]")" = 1 ] &&
+	      [ "$(field "$tmp/t.json" "d[\"amd_df_root_complex\"][\"root_bus\"]")" = 0000:40 ] &&
+	      [ "$(field "$tmp/t.json" "d[\"amd_df_root_complex\"][\"verdict\"]")" = consistent ] &&
+	      grep -q "AMDDFRootComplexBus 0 1 \"0000:40\"" "$tmp/t.out" &&
+	      grep -q "maps root bus 0000:40 only" "$tmp/t.out"'
+rise=$(field "$tmp/t.json" "d['amd_df_root_complex']['rise_bytes_per_second']")
+lrate=$(field "$tmp/t.json" "d['amd_df_root_complex']['load_bytes_per_second']")
+check "... the write rate rose by $rise B/s, the load's $lrate B/s (within 2 %)" \
+	eval 'within "$rise" "$lrate" 2 && [ "$(field "$tmp/t.json" "d[\"amd_df_root_complex\"][\"direction\"]")" = write ]'
+# io1 of socket 0: mapping, rx bytes/s (both localities) and raw rx utilisation.
+io1() { "$P" pmu --simulate turin-2p --count 4 --json "$@" 2>"$tmp/io1.err" | python3 -c '
+import json, sys
+m, bw, util = "-", 0.0, "-"
+for s in json.load(sys.stdin):
+    l = s["labels"]
+    if l.get("pmu") != "amd_df" or l.get("socket") != "0" or l.get("root_complex") != "io1":
+        continue
+    if s["metric"] == "pcie_df_root_complex_info":
+        m = l["mapping"]
+    if s["metric"] == "pcie_port_bandwidth_bytes_per_second" and l["direction"] == "rx":
+        bw += s["value"]
+    if s["metric"] == "pcie_port_utilization_ratio" and l["direction"] == "rx" and l["capacity"] == "raw":
+        util = s["value"]
+print(m, bw, util)'; }
+# The truth: io1's DMA writes; its capacity: three Gen5 x4 links up on bus
+# 0x40 (32 GT/s x 4 lanes / 8 x 128/130 = 15.75 GB/s each).
+wr=$(awk '$1 == "df" && $2 == 0 && $3 == 1 { print $5 }' <("$top_builddir/tests/tools/sim_truth" "$top_srcdir/sim/machines/turin-2p.json" 0 1))
+cap=$(awk 'BEGIN { printf "%.6f", 3 * 32e9 * 4 / 8 * 128 / 130 }')
+read -r map bw util < <(io1)
+check "turin-2p without calibration: io1 mapping $map, no utilisation ($util)" \
+	eval '[ "$map" = none ] && [ "$util" = - ]'
+read -r map bw util < <(io1 --calibration "$tmp/t.json")
+truth_util=$(awk -v w="$wr" -v c="$cap" 'BEGIN { print w / c }')
+check "... with the calibration file: mapping $map, rx $bw B/s within 1 % of the truth $wr, utilisation $util within 1 % of $truth_util" \
+	eval '[ "$map" = calibrated ] && within "$bw" "$wr" 1 && within "$util" "$truth_util" 1'
+read -r map bw util < <(io1 --calibration "$tmp/t.json" --option 'AMDDFRootComplexBus=0,2,0000:40')
+n=$(grep -c "root bus 0000:40: the calibration file says socket 0 io1, AMDDFRootComplexBus says socket 0 io2; the configuration wins" "$tmp/io1.err")
+check "... an AMDDFRootComplexBus line for the same bus wins over the file: io1 $map, said $n time(s)" \
+	eval '[ "$map" = none ] && [ "$util" = - ] && [ "$n" -eq 1 ]'
+read -r map bw util < <(io1 --calibration "$tmp/t.json" --option 'AMDDFRootComplexBus=0,1,0000:40')
+check "... and one that agrees: io1 $map" [ "$map" = configured ]
+# One run maps one root bus: the GPU behind the switch on 0000:20 (io2)
+# takes a run of its own; both files together map both.
+"$P" calibrate --simulate turin-2p --device 0000:23:00.0 --repeat 3 --output "$tmp/t2.json" >"$tmp/t2.out" 2>&1
+maps=$("$P" pmu --simulate turin-2p --count 1 --json --calibration "$tmp/t.json" --calibration "$tmp/t2.json" 2>/dev/null |
+	python3 -c '
+import json, sys
+print(" ".join(sorted("%s/%s=%s:%s" % (l["socket"], l["root_complex"], l["root_buses"], l["mapping"])
+      for l in (s["labels"] for s in json.load(sys.stdin) if s["metric"] == "pcie_df_root_complex_info")
+      if l["mapping"] != "none")))')
+check "a second run for 0000:23:00.0 (behind a switch) maps 0000:20 to io2; the two files map both: $maps" \
+	[ "$maps" = "0/io1=0000:40:calibrated 0/io2=0000:20:calibrated" ]
+
 live=$(ls /sys/bus/pci/devices 2>/dev/null | tail -n 1)
 if [ -n "$live" ]; then
 	env -u PCIESCOPE_VIRTUAL_CLOCK "$P" calibrate --device "$live" --output "$tmp/x.json" >"$tmp/l.out" 2>"$tmp/l.err"

@@ -5,7 +5,10 @@
  * fields), the rotation plan, bandwidth per root complex and locality
  * against the model's ground truth with and without rotation, utilisation
  * only where a root complex is mapped, and no ratio above 1 on the
- * saturated one. Time is a fake clock.
+ * saturated one; for calibration, the decision which root complex carried
+ * a known load, the probe's rates with a simulated load, and a calibrated
+ * map (mapping="calibrated", a configuration line wins). Time is a fake
+ * clock.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -414,13 +417,202 @@ static void test_not_counted(void **state)
         world_close(&w);
 }
 
+/* Four root complexes with background traffic; @rc's @dir rises by @rise. */
+static void rates_with(struct amd_df_rc_rates r[4], size_t rc, int dir, double rise)
+{
+        for (size_t i = 0; i < 4; i++)
+                r[i] = (struct amd_df_rc_rates){.socket = (unsigned int)i / 2,
+                                                .rc = (unsigned int)i % 2,
+                                                .idle = {1e9 * (double)i, 3e9},
+                                                .load = {1e9 * (double)i, 3e9}};
+        r[rc].load[dir] += rise;
+}
+
+static void test_identify_rc(void **state)
+{
+        struct amd_df_rc_rates r[4];
+        struct amd_df_rc_match m;
+
+        (void)state;
+        /* A device writing memory (an NVMe read): the write rate rises. */
+        rates_with(r, 2, AMD_DF_WRITE, 2e9);
+        assert_int_equal(amd_df_identify_rc(r, 4, 2e9, 0.02, &m), 0);
+        assert_int_equal(m.index, 2);
+        assert_int_equal(m.dir, AMD_DF_WRITE);
+        assert_true(fabs(m.rise - 2e9) < 1);
+        assert_int_equal(m.matches, 1);
+        /* A device reading memory, 1.5 % off: still within 2 %. */
+        rates_with(r, 1, AMD_DF_READ, 2.03e9);
+        assert_int_equal(amd_df_identify_rc(r, 4, 2e9, 0.02, &m), 0);
+        assert_int_equal(m.index, 1);
+        assert_int_equal(m.dir, AMD_DF_READ);
+        /* Other traffic coming and going elsewhere is not the load. */
+        rates_with(r, 3, AMD_DF_WRITE, 2e9);
+        r[0].load[AMD_DF_WRITE] += 9e9;
+        r[1].load[AMD_DF_READ] -= 1e9;
+        assert_int_equal(amd_df_identify_rc(r, 4, 2e9, 0.02, &m), 0);
+        assert_int_equal(m.index, 3);
+        /* 5 % more than the load: none; the answer names the largest rise. */
+        rates_with(r, 2, AMD_DF_WRITE, 2.1e9);
+        assert_int_equal(amd_df_identify_rc(r, 4, 2e9, 0.02, &m), -ENOENT);
+        assert_int_equal(m.index, 2);
+        assert_int_equal(m.dir, AMD_DF_WRITE);
+        assert_true(fabs(m.rise - 2.1e9) < 1);
+        assert_int_equal(m.matches, 0);
+        /* ... and within a tolerance of 10 % it is the one. */
+        assert_int_equal(amd_df_identify_rc(r, 4, 2e9, 0.10, &m), 0);
+        /* Nothing rose at all. */
+        rates_with(r, 0, AMD_DF_READ, 0);
+        assert_int_equal(amd_df_identify_rc(r, 4, 2e9, 0.02, &m), -ENOENT);
+        assert_true(fabs(m.rise) < 1);
+        /* Two root complexes rose by the load: several, both named. */
+        rates_with(r, 1, AMD_DF_WRITE, 2e9);
+        r[3].load[AMD_DF_READ] += 2.01e9;
+        assert_int_equal(amd_df_identify_rc(r, 4, 2e9, 0.02, &m), -ENOTUNIQ);
+        assert_int_equal(m.index, 1);
+        assert_int_equal(m.other, 3);
+        assert_int_equal(m.other_dir, AMD_DF_READ);
+        assert_int_equal(m.matches, 2);
+        /* Read and write of one root complex both rose: one root complex,
+         * the closer direction. */
+        rates_with(r, 2, AMD_DF_WRITE, 2.02e9);
+        r[2].load[AMD_DF_READ] += 2.001e9;
+        assert_int_equal(amd_df_identify_rc(r, 4, 2e9, 0.02, &m), 0);
+        assert_int_equal(m.index, 2);
+        assert_int_equal(m.dir, AMD_DF_READ);
+        /* Nothing to decide with. */
+        assert_int_equal(amd_df_identify_rc(r, 0, 2e9, 0.02, &m), -EINVAL);
+        assert_int_equal(amd_df_identify_rc(r, 4, 0, 0.02, &m), -EINVAL);
+        assert_int_equal(amd_df_identify_rc(r, 4, 2e9, 0, &m), -EINVAL);
+        r[1].idle[AMD_DF_READ] = NAN;
+        assert_int_equal(amd_df_identify_rc(r, 4, 2e9, 0.02, &m), -EINVAL);
+}
+
+/* The probe of one root complex: the model's truth, plus a calibration
+ * load's DMA writes on the root complex above the device only. */
+static void test_probe_with_load(void **state)
+{
+        const struct sim_machine *m;
+        struct amd_df_probe *io1, *io2, *bad = NULL;
+        double r1[2], r2[2], rd, wr, rd2, wr2;
+        struct world w;
+        size_t nvme0;
+
+        (void)state;
+        world_open(&w);
+        m = sim_machine(w.sim);
+        nvme0 = sim_machine_find(m, 0, 0x41, 0, 0);
+        assert_int_not_equal(nvme0, SIM_NONE);
+        assert_int_equal(amd_df_probe_open(&w.env, 0, 1, &io1), 0);
+        assert_int_equal(amd_df_probe_open(&w.env, 0, 2, &io2), 0);
+        assert_int_equal(amd_df_probe_open(&w.env, 0, 8, &bad), -EINVAL);
+        assert_null(bad);
+        fake_now = 1;
+        assert_int_equal(amd_df_probe_read(io1, r1), 0);
+        assert_int_equal(amd_df_probe_read(io2, r2), 0);
+        assert_int_equal(sim_df_add_load(sim_df(w.sim), nvme0, 2e9, 1, 2), 0);
+        fake_now = 2;
+        assert_int_equal(amd_df_probe_read(io1, r1), 0);
+        assert_int_equal(amd_df_probe_read(io2, r2), 0);
+        sim_truth_df(sim_df(w.sim), sim_socket(m, 0), 1, false, 1, 2, &rd, &wr);
+        sim_truth_df(sim_df(w.sim), sim_socket(m, 0), 1, true, 1, 2, &rd2, &wr2);
+        /* The truth holds the load while it is listed. */
+        assert_true(fabs(r1[AMD_DF_WRITE] - (wr + wr2)) <= 1e-3 * (wr + wr2) + 128);
+        assert_true(fabs(r1[AMD_DF_READ] - (rd + rd2)) <= 1e-3 * (rd + rd2) + 128);
+        assert_true(wr + wr2 > 13e9 + 2e9 - 1e6); /* three NVMe drives' 13 GB/s and the load */
+        sim_truth_df(sim_df(w.sim), sim_socket(m, 0), 2, false, 1, 2, &rd, &wr);
+        sim_truth_df(sim_df(w.sim), sim_socket(m, 0), 2, true, 1, 2, &rd2, &wr2);
+        assert_true(fabs(r2[AMD_DF_WRITE] - (wr + wr2)) <= 1e-3 * (wr + wr2) + 128);
+        amd_df_probe_close(io1);
+        amd_df_probe_close(io2);
+        world_close(&w);
+}
+
+/* One tick of a collector with @opts after 2 s: its samples in @set. */
+static void collect(struct world *w, const struct amd_df_opts *opts, struct sample_set *set)
+{
+        assert_int_equal(amd_df_discover(&w->env, w->topo, opts, &w->df), 0);
+        start_all(w);
+        tick_all(w, 2, set);
+}
+
+static const char *info_label(const struct sample_set *set, const char *socket, const char *rc,
+                              const char *label)
+{
+        for (size_t i = 0; i < set->count; i++) {
+                const struct pcie_sample *s = &set->samples[i];
+
+                if (!strcmp(s->metric, "pcie_df_root_complex_info") &&
+                    !strcmp(label_of(s, "socket"), socket) &&
+                    !strcmp(label_of(s, "root_complex"), rc))
+                        return label_of(s, label);
+        }
+        return NULL;
+}
+
+static void test_calibrated_map(void **state)
+{
+        const struct amd_df_map cal = {0, 1, 0, 0x40, true};
+        struct sample_set set = SAMPLE_SET_INIT;
+        struct amd_df_opts opts;
+        struct world w;
+
+        (void)state;
+        /* The file alone: io1 mapped, calibrated, with a utilisation. */
+        world_open(&w);
+        amd_df_opts_default(&opts);
+        opts.counters = 64;
+        assert_int_equal(amd_df_opts_add_map(&opts, &cal), 0);
+        assert_int_equal(amd_df_opts_add_map(&opts, &cal), 0); /* not repeated */
+        assert_int_equal(opts.map_count, 1);
+        collect(&w, &opts, &set);
+        assert_string_equal(info_label(&set, "0", "io1", "mapping"), "calibrated");
+        assert_string_equal(info_label(&set, "0", "io1", "root_buses"), "0000:40");
+        assert_string_equal(info_label(&set, "0", "io2", "mapping"), "none");
+        assert_false(isnan(gauge_of(&set, "pcie_port_utilization_ratio", "0", "io1", "rx", "raw")));
+        sample_set_free(&set);
+        world_close(&w);
+
+        /* A configuration line for the same bus elsewhere wins, said once. */
+        world_open(&w);
+        assert_int_equal(amd_df_opts_add_map(&opts, &(struct amd_df_map){0, 2, 0, 0x40, false}), 0);
+        collect(&w, &opts, &set);
+        assert_string_equal(info_label(&set, "0", "io1", "mapping"), "none");
+        assert_string_equal(info_label(&set, "0", "io2", "mapping"), "configured");
+        assert_true(isnan(gauge_of(&set, "pcie_port_utilization_ratio", "0", "io1", "rx", NULL)));
+        assert_non_null(strstr(log_text,
+                               "root bus 0000:40: the calibration file says socket 0 io1, "
+                               "AMDDFRootComplexBus says socket 0 io2"));
+        assert_null(
+            strstr(strstr(log_text, "the calibration file says") + 1, "the calibration file says"));
+        sample_set_free(&set);
+        world_close(&w);
+
+        /* A configuration line that agrees: configured, nothing said. */
+        world_open(&w);
+        opts.maps[1].rc = 1;
+        collect(&w, &opts, &set);
+        assert_string_equal(info_label(&set, "0", "io1", "mapping"), "configured");
+        assert_null(strstr(log_text, "calibration file says"));
+        sample_set_free(&set);
+        world_close(&w);
+
+        /* Out of range, and full. */
+        assert_int_equal(amd_df_opts_add_map(&opts, &(struct amd_df_map){0, 8, 0, 0x40, true}),
+                         -EINVAL);
+        opts.map_count = AMD_DF_MAX_MAPS;
+        assert_int_equal(amd_df_opts_add_map(&opts, &(struct amd_df_map){1, 1, 0, 0xa0, true}),
+                         -ENOSPC);
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
             cmocka_unit_test(test_encoding),          cmocka_unit_test(test_plan_and_parse),
             cmocka_unit_test(test_truth_all_at_once), cmocka_unit_test(test_truth_rotating),
             cmocka_unit_test(test_truth_combined),    cmocka_unit_test(test_utilisation_mapped),
-            cmocka_unit_test(test_not_counted),
+            cmocka_unit_test(test_not_counted),       cmocka_unit_test(test_identify_rc),
+            cmocka_unit_test(test_probe_with_load),   cmocka_unit_test(test_calibrated_map),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -273,9 +273,49 @@ static void test_file_parse(void **state)
         assert_true(u.have_time_mode);
         assert_int_equal(u.time_mode, PTT_TIME_ABSOLUTE);
 
+        /* The root complex of a root bus (AMD Turin): applied when
+         * consistent, the other keys for people. */
+        static const char df_file[] =
+            "{\"pciescope_calibration\": 1, \"amd_df_root_complex\": {\"root_bus\": "
+            "\"0001:40\", \"socket\": 1, \"root_complex\": 7, \"direction\": \"write\", "
+            "\"verdict\": \"consistent\", \"repeats\": 5, \"asked\": 5}}";
+        assert_int_equal(
+            calibration_parse(df_file, strlen(df_file), "f.json", &u, why, sizeof(why)), 0);
+        assert_true(u.have_df_map);
+        assert_int_equal(u.df_socket, 1);
+        assert_int_equal(u.df_rc, 7);
+        assert_int_equal(u.df_domain, 1);
+        assert_int_equal(u.df_bus, 0x40);
+        static const char df_none[] =
+            "{\"pciescope_calibration\": 1, \"amd_df_root_complex\": {\"root_bus\": "
+            "\"0000:40\", \"socket\": null, \"root_complex\": null, \"verdict\": \"not "
+            "measurable\", \"why\": \"no root complex rose\"}}";
+        assert_int_equal(
+            calibration_parse(df_none, strlen(df_none), "f.json", &u, why, sizeof(why)), 0);
+        assert_false(u.have_df_map);
+
         static const struct {
                 const char *text, *why;
         } bad[] = {
+            {"{\"pciescope_calibration\": 1, \"amd_df_root_complex\": []}",
+             "amd_df_root_complex: not an object"},
+            {"{\"pciescope_calibration\": 1, \"amd_df_root_complex\": {\"socket\": 0}}",
+             "amd_df_root_complex: no \"verdict\" string"},
+            {"{\"pciescope_calibration\": 1, \"amd_df_root_complex\": {\"verdict\": "
+             "\"consistent\", \"socket\": 256, \"root_complex\": 1, \"root_bus\": \"0000:40\"}}",
+             "amd_df_root_complex: a consistent map needs a \"socket\" 0..255"},
+            {"{\"pciescope_calibration\": 1, \"amd_df_root_complex\": {\"verdict\": "
+             "\"consistent\", \"socket\": 0, \"root_complex\": 8, \"root_bus\": \"0000:40\"}}",
+             "amd_df_root_complex: a consistent map needs a \"root_complex\" 0..7"},
+            {"{\"pciescope_calibration\": 1, \"amd_df_root_complex\": {\"verdict\": "
+             "\"consistent\", \"socket\": 0, \"root_complex\": 1, \"root_bus\": \"40\"}}",
+             "amd_df_root_complex: a consistent map needs a \"root_bus\" dddd:bb"},
+            {"{\"pciescope_calibration\": 1, \"amd_df_root_complex\": {\"verdict\": "
+             "\"consistent\", \"socket\": 0, \"root_complex\": 1, \"root_bus\": \"0000:4g\"}}",
+             "amd_df_root_complex: a consistent map needs a \"root_bus\" dddd:bb"},
+            {"{\"pciescope_calibration\": 1, \"amd_df_root_complex\": {\"verdict\": "
+             "\"consistent\", \"socket\": 0, \"root_complex\": \"1\", \"root_bus\": \"0000:40\"}}",
+             "amd_df_root_complex: a consistent map needs a \"root_complex\" 0..7"},
             {"", "byte 0: JSON syntax error"},
             {"{\"pciescope_calibration\": 1,}", "JSON syntax error"},
             {"{\"pciescope_calibration\": 1} x", "byte 29: JSON syntax error"},
@@ -322,7 +362,8 @@ static void test_file_parse(void **state)
                         fail_msg("case %zu: %d (%s)", i, ret, why);
                 if (!strstr(why, bad[i].why) || strncmp(why, "f.json: ", 8))
                         fail_msg("case %zu: \"%s\" does not say \"%s\"", i, why, bad[i].why);
-                assert_false(u.have_flux_unit || u.have_trace_clock || u.have_time_mode);
+                assert_false(u.have_flux_unit || u.have_trace_clock || u.have_time_mode ||
+                             u.have_df_map);
         }
         assert_int_equal(calibration_file_read("/nonexistent/c.json", &u, why, sizeof(why)),
                          -ENOENT);

@@ -505,7 +505,7 @@ static const struct load_case load_cases[] = {
     {"[{\"at_s\": 1, \"kind\": \"pmu_unbind\", \"pmu\": \"uncore_iio_free_running_2\"}]",
      "events[0].pmu: no PMU \"uncore_iio_free_running_2\" on this machine (the hisi_pcie PMU of "
      "SICL s, core c is hisi_pcie<s>_core<c>, its PTT device hisi_ptt<s>_<c>; an Intel IIO "
-     "stack's is uncore_iio_free_running_<box>)"},
+     "stack's is uncore_iio_free_running_<box>, the AMD data fabric's amd_df)"},
     {"[{\"at_s\": 1, \"kind\": \"pmu_unbind\", \"pmu\": \"hisi_ptt0_1\"}]",
      "events[0].pmu: no PMU \"hisi_ptt0_1\""},
     {"[{\"at_s\": 1, \"kind\": \"pmu_unbind\", \"pmu\": 3}]", "events[0].pmu: expected a string"},
@@ -952,6 +952,88 @@ static void test_engine_follows_iio(void **state)
         unlink(path);
 }
 
+/* turin-2p's data fabric PMU (amd_df, one unit per socket) loses its
+ * driver at 5.5 s and gets it back at 8.5 s (a new perf type, counters
+ * from 0): each socket's unit logs the loss and the return once, publishes
+ * no rate while it is gone, rates again from the first interval after its
+ * return, and none is negative. */
+struct df_seen {
+        size_t rates[2], negative;
+        char bad[256];
+};
+
+static void df_sink(void *ctx, const struct engine_unit *unit, const struct sample_set *set)
+{
+        struct df_seen *s = ctx;
+
+        (void)unit;
+        for (size_t i = 0; i < set->count; i++) {
+                const struct pcie_sample *p = &set->samples[i];
+                const char *pmu = pcie_sample_label(p, "pmu");
+                const char *socket = pcie_sample_label(p, "socket");
+
+                if (!pmu || strcmp(pmu, "amd_df") || !socket ||
+                    strcmp(p->metric, "pcie_port_bandwidth_bytes_per_second"))
+                        continue;
+                s->rates[socket[0] == '1']++;
+                if (p->gauge < 0 || isnan(p->gauge)) {
+                        s->negative++;
+                        snprintf(s->bad, sizeof(s->bad), "socket %s %s = %g", socket, p->metric,
+                                 p->gauge);
+                }
+        }
+}
+
+static void test_engine_follows_amd_df(void **state)
+{
+        struct engine_host host = {
+            .log = capture_log, .interval = 1, .clock = fake_clock, .manual = true};
+        char path[] = "/tmp/pciescope-hotplug-turin-XXXXXX.json", why[512] = "";
+        struct engine_config cfg;
+        struct engine *e;
+
+        (void)state;
+        write_machine(path, machine_with_events(
+                                MACHINES "/turin-2p.json",
+                                "[{\"at_s\": 5.5, \"kind\": \"pmu_unbind\", \"pmu\": \"amd_df\"},"
+                                " {\"at_s\": 8.5, \"kind\": \"pmu_bind\", \"pmu\": \"amd_df\"}]"));
+        fake_now = 0;
+        log_text[0] = '\0';
+        assert_int_equal(engine_config_init(&cfg), 0);
+        assert_int_equal(engine_config_set_string(&cfg, "Simulate", path, why, sizeof(why)), 0);
+        assert_int_equal(engine_open(&cfg, &host, &e, why, sizeof(why)), 0);
+        assert_int_equal(engine_start(e), 0);
+        for (int t = 1; t <= 14; t++) {
+                struct df_seen seen = {0};
+
+                while (engine_next_due(e) <= t) {
+                        fake_now = engine_next_due(e);
+                        engine_advance(e, fake_now);
+                }
+                fake_now = t;
+                assert_int_equal(engine_read(e, df_sink, &seen), 0);
+                if (seen.negative)
+                        fail_msg("at %d s: %s", t, seen.bad);
+                for (int k = 0; k < 2; k++) {
+                        /* Gone from the first read after 5.5 s; back with
+                         * rates from the second interval after 8.5 s. */
+                        if (t >= 6 && t <= 9 && seen.rates[k])
+                                fail_msg("at %d s socket %d still published %zu rates", t, k,
+                                         seen.rates[k]);
+                        if (((t >= 2 && t <= 5) || t >= 11) && !seen.rates[k])
+                                fail_msg("at %d s socket %d published no rate", t, k);
+                }
+        }
+        assert_int_equal(count(log_text, "amd_df-socket0: PMU gone (its driver was unbound)"), 1);
+        assert_int_equal(count(log_text, "amd_df-socket1: PMU gone (its driver was unbound)"), 1);
+        assert_int_equal(count(log_text, "PMU back (perf type 37121)"), 2); /* 0x9101 */
+        assert_int_equal(count(log_text, "PMU gone"), 2);
+        assert_int_equal(count(log_text, "reading counters"), 0);
+        engine_close(e);
+        engine_config_clear(&cfg);
+        unlink(path);
+}
+
 /* ---- a device absent at start ---- */
 
 #define LATE "0000:01:00.1" /* cx7-p1, below Root Port 00:00.0 of hisi_pcie0_core0 */
@@ -1127,6 +1209,7 @@ int main(void)
             cmocka_unit_test(test_loader_iio),
             cmocka_unit_test(test_engine_follows_the_changes),
             cmocka_unit_test(test_engine_follows_iio),
+            cmocka_unit_test(test_engine_follows_amd_df),
             cmocka_unit_test(test_engine_picks_up_a_late_device),
         };
 

@@ -761,20 +761,6 @@ static void find_candidates(json_object *o, struct candidate *c, size_t *n, size
         }
 }
 
-static const char *jstr(json_object *o, const char *key)
-{
-        json_object *v;
-
-        return json_object_object_get_ex(o, key, &v) ? json_object_get_string(v) : NULL;
-}
-
-static int jint(json_object *o, const char *key, int dflt)
-{
-        json_object *v;
-
-        return json_object_object_get_ex(o, key, &v) ? json_object_get_int(v) : dflt;
-}
-
 /* "01:00.0" or "0000:01:00.0" to the full form. */
 static void full_bdf(const char *in, char *out, size_t len)
 {
@@ -928,8 +914,8 @@ static struct template *fault_template(struct fleet *F, struct mix *m, enum faul
                 json_object_put(top);
                 return NULL;
         }
-        full_bdf(jstr(c[idx].port, "bdf"), port, sizeof(port));
-        full_bdf(jstr(c[idx].dev, "bdf"), bdf, sizeof(bdf));
+        full_bdf(fleet_jstr(c[idx].port, "bdf"), port, sizeof(port));
+        full_bdf(fleet_jstr(c[idx].dev, "bdf"), bdf, sizeof(bdf));
         for (int attempt = 0; attempt < 3; attempt++) {
                 json_object *link = NULL, *dev = c[idx].dev, *rp = c[idx].port;
 
@@ -965,11 +951,12 @@ static struct template *fault_template(struct fleet *F, struct mix *m, enum faul
                         break;
                 }
                 case FAULT_DOWNTRAINED: {
-                        int w = jint(link, "width", 0), mw = jint(link, "max_width", 0), pw = 0;
+                        int w = fleet_jint(link, "width", 0), mw = fleet_jint(link, "max_width", 0),
+                            pw = 0;
                         json_object *plink;
 
                         if (json_object_object_get_ex(rp, "link", &plink))
-                                pw = jint(plink, "max_width", 0);
+                                pw = fleet_jint(plink, "max_width", 0);
                         if (!w)
                                 w = pw && pw < mw ? pw : mw;
                         if (w < 2)
@@ -985,8 +972,8 @@ static struct template *fault_template(struct fleet *F, struct mix *m, enum faul
                                                json_object_new_double(5 * F->interval));
                         break;
                 case FAULT_MPS: {
-                        int mpss = jint(dev, "mpss", 0);
-                        const char *cmd = jstr(top, "cmdline");
+                        int mpss = fleet_jint(dev, "mpss", 0);
+                        const char *cmd = fleet_jstr(top, "cmdline");
                         char buf[600];
 
                         if (mpss < 256)

@@ -12,14 +12,14 @@
 #include "fleet_heal.h"
 #include "pcie_link.h"
 
-static const char *jstr(json_object *o, const char *key)
+const char *fleet_jstr(json_object *o, const char *key)
 {
         json_object *v;
 
         return json_object_object_get_ex(o, key, &v) ? json_object_get_string(v) : NULL;
 }
 
-static int jint(json_object *o, const char *key, int dflt)
+int fleet_jint(json_object *o, const char *key, int dflt)
 {
         json_object *v;
 
@@ -183,7 +183,7 @@ static void heal_port(json_object *port, int mps, struct fleet_heal_counts *H)
                 return;
         heal_link(port, H, false);
         for (size_t i = 0; i < json_object_array_length(ch); i++) {
-                int mpss = jint(json_object_array_get_idx(ch, i), "mpss", 256);
+                int mpss = fleet_jint(json_object_array_get_idx(ch, i), "mpss", 256);
 
                 if (mpss < m)
                         m = mpss;
@@ -199,7 +199,7 @@ static void heal_port(json_object *port, int mps, struct fleet_heal_counts *H)
                         continue;
                 heal_link(dev, H, true);
                 heal_aer(dev, H);
-                if (jint(dev, "mps", m) != m) {
+                if (fleet_jint(dev, "mps", m) != m) {
                         json_object_object_add(dev, "mps", json_object_new_int(m));
                         H->mps++;
                 }
@@ -209,9 +209,9 @@ static void heal_port(json_object *port, int mps, struct fleet_heal_counts *H)
                     json_object_is_type(ds, json_type_array))
                         for (size_t j = 0; j < json_object_array_length(ds); j++) {
                                 json_object *dsp = json_object_array_get_idx(ds, j);
-                                int dmpss = jint(dsp, "mpss", 256);
+                                int dmpss = fleet_jint(dsp, "mpss", 256);
 
-                                heal_port(dsp, jint(dsp, "mps", dmpss < m ? dmpss : m), H);
+                                heal_port(dsp, fleet_jint(dsp, "mps", dmpss < m ? dmpss : m), H);
                         }
         }
         /* the link's capacity: the best both ends support, at MPS m */
@@ -219,11 +219,11 @@ static void heal_port(json_object *port, int mps, struct fleet_heal_counts *H)
                 return;
         dlink = NULL;
         json_object_object_get_ex(json_object_array_get_idx(ch, 0), "link", &dlink);
-        code = speed_code_of(jstr(plink, "max_speed"));
-        width = (unsigned)jint(plink, "max_width", 0);
+        code = speed_code_of(fleet_jstr(plink, "max_speed"));
+        width = (unsigned)fleet_jint(plink, "max_width", 0);
         if (dlink) {
-                unsigned dc = speed_code_of(jstr(dlink, "max_speed"));
-                unsigned dw = (unsigned)jint(dlink, "max_width", 0);
+                unsigned dc = speed_code_of(fleet_jstr(dlink, "max_speed"));
+                unsigned dw = (unsigned)fleet_jint(dlink, "max_width", 0);
 
                 if (dc && dc < code)
                         code = dc;
@@ -262,7 +262,8 @@ void fleet_heal_description(json_object *o, struct fleet_heal_counts *H)
                         for (size_t i = 0; i < json_object_array_length(val); i++) {
                                 json_object *rp = json_object_array_get_idx(val, i);
 
-                                heal_port(rp, jint(rp, "mps", jint(rp, "mpss", 256)), H);
+                                heal_port(rp, fleet_jint(rp, "mps", fleet_jint(rp, "mpss", 256)),
+                                          H);
                         }
                 } else if (!strcmp(key, "rcieps") && json_object_is_type(val, json_type_array)) {
                         for (size_t i = 0; i < json_object_array_length(val); i++)

@@ -29,4 +29,9 @@ struct fleet_heal_counts {
  * Adds what it changed to @counts. */
 void fleet_heal_description(json_object *machine, struct fleet_heal_counts *counts);
 
+/* A description's string member @key (NULL when absent) and integer member
+ * (@dflt when absent): the getters healing and planting faults share. */
+const char *fleet_jstr(json_object *o, const char *key);
+int fleet_jint(json_object *o, const char *key, int dflt);
+
 #endif

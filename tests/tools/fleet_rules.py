@@ -82,7 +82,7 @@ def subst(expr, start, end):
     return e
 
 
-SELECTOR = re.compile(r"\b((?:instance(?:_bdf)?:)?(?:pcie|remote_write)_[a-z0-9_]+(?::[a-z0-9_]+)?)\s*(\{[^}]*\})?(?!\s*\()")
+SELECTOR = re.compile(r"\b((?:instance(?:_[a-z]+)?:)?(?:pcie|remote_write)_[a-z0-9_]+(?::[a-z0-9_]+)?)\s*(\{[^}]*\})?(?!\s*\()")
 
 
 def windows(expr):

@@ -39,7 +39,9 @@ def inline(text):
     for m in re.finditer(r"`([^`]+)`|\*\*([^*]+)\*\*", text):
         out.append(esc(text[pos:m.start()]))
         inner = m.group(1) if m.group(1) is not None else m.group(2)
-        out.append("\\fB" + esc(inner) + "\\fR")
+        # \: after a comma: a break point, so that a long list in code
+        # (a default such as a machine mix) does not overrun the line.
+        out.append("\\fB" + esc(inner).replace(",", ",\\:") + "\\fR")
         pos = m.end()
     out.append(esc(text[pos:]))
     line = "".join(out)
